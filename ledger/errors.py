@@ -1,0 +1,51 @@
+"""Errors with stable codes.
+
+Every rejected command raises a :class:`LedgerError` (or a subclass) and appends nothing.
+The ``code`` is a stable snake_case identifier that clients, the CLI and the HTTP API rely on;
+the ``message`` is for people; ``details`` carries structured context (seat, amount, rule id).
+The subclasses only group codes by what went wrong; the HTTP status of each code is decided in
+one table by the API layer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class LedgerError(Exception):
+    """Root of every domain error: a stable ``code``, a human ``message`` and ``details``."""
+
+    default_code = "ledger_error"
+
+    def __init__(self, code: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details: dict[str, Any] = details
+
+    def as_dict(self) -> dict[str, Any]:
+        """The error as the API and the CLI print it."""
+        return {"code": self.code, "message": self.message, "details": self.details}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
+
+
+class InvalidInput(LedgerError):
+    """The request itself is malformed: unknown card, repeated card, bad amount, bad count."""
+
+
+class RuleViolation(LedgerError):
+    """The request is well formed but the rules forbid it now (out of turn, above limit, ...)."""
+
+
+class NotFound(LedgerError):
+    """The table, hand or seat named does not exist."""
+
+
+class StateConflict(LedgerError):
+    """The table is not in a state where this can happen (hand in progress, already open, ...)."""
+
+
+class ConcurrencyError(LedgerError):
+    """The table kept changing under the command; retries were exhausted."""

@@ -1,0 +1,79 @@
+"""Money: chips as integer minor units (cents), never floats (COM-2).
+
+Amounts are plain ``int`` minor units everywhere in the ledger (``amount_minor``); this module
+parses and formats them, and holds the little arithmetic the rules need: ``N-1`` odds payouts,
+basis-point percentages rounded down, and splits into whole chips.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from ledger.errors import InvalidInput
+
+MINOR_PER_UNIT = 100
+_AMOUNT = re.compile(r"^\s*(-)?(\d{1,15})(?:\.(\d{1,2}))?\s*$")
+
+
+def parse_amount(text: str | int) -> int:
+    """``"12.50"`` -> 1250. At most two decimals; anything else is ``invalid_amount``."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        return text * MINOR_PER_UNIT
+    match = _AMOUNT.match(str(text).replace("_", "").replace(",", ""))
+    if not match:
+        raise InvalidInput(
+            "invalid_amount",
+            f"{text!r} is not an amount: write units with at most two decimals, e.g. 12.50",
+            amount=str(text),
+        )
+    sign, units, cents = match.groups()
+    value = int(units) * MINOR_PER_UNIT + int((cents or "0").ljust(2, "0"))
+    return -value if sign else value
+
+
+def to_decimal(amount_minor: int) -> Decimal:
+    """Minor units as an exact ``Decimal`` of currency units (for exports)."""
+    return (Decimal(amount_minor) / MINOR_PER_UNIT).quantize(Decimal("0.01"))
+
+
+def format_amount(amount_minor: int, currency: str | None = None) -> str:
+    """1250 -> ``"12.50"`` (or ``"12.50 EUR"``); thousands are not grouped (machine-friendly)."""
+    sign = "-" if amount_minor < 0 else ""
+    units, cents = divmod(abs(amount_minor), MINOR_PER_UNIT)
+    text = f"{sign}{units}.{cents:02d}"
+    return f"{text} {currency}" if currency else text
+
+
+def decimal_to_minor(value: Decimal | str) -> int:
+    try:
+        dec = Decimal(value)
+    except InvalidOperation:
+        raise InvalidInput("invalid_amount", f"{value!r} is not an amount") from None
+    minor = dec * MINOR_PER_UNIT
+    if minor != minor.to_integral_value():
+        raise InvalidInput("invalid_amount", f"{value} has more than two decimals")
+    return int(minor)
+
+
+def odds_win(stake_minor: int, odds: int) -> int:
+    """Winnings of a stake at ``odds``-1: N times the stake; the stake itself is returned apart (COM-2)."""
+    return stake_minor * odds
+
+
+def bps(amount_minor: int, rate_bps: int) -> int:
+    """``rate_bps`` basis points of an amount, rounded down to the minor unit."""
+    return amount_minor * rate_bps // 10_000
+
+
+def split_chips(amount_minor: int, ways: int, chip_unit: int) -> tuple[int, int]:
+    """Split into ``ways`` equal shares of whole chips: (share each, odd chips left over).
+
+    ``amount_minor`` need not be a multiple of ``chip_unit``; the remainder that is smaller than
+    a chip is counted with the odd chips, so ``share * ways + odd == amount_minor``.
+    """
+    if ways <= 0:
+        raise ValueError("ways must be positive")
+    chips_each = amount_minor // chip_unit // ways
+    share = chips_each * chip_unit
+    return share, amount_minor - share * ways
