@@ -1,0 +1,167 @@
+"""Commands: what table devices ask the ledger to do.
+
+A command is a frozen value with a client-made ``command_id`` (idempotency: the same id twice
+appends nothing the second time and returns the first answer) and the human ``table`` code.
+The application validates a command against the rules and turns it into events; a command that
+is refused raises a coded :class:`~ledger.errors.LedgerError` and appends nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt
+
+from ledger.cards import Card
+
+TableCode = str
+TABLE_CODE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
+PLAYER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$"
+
+
+class Command(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    command_id: str = Field(min_length=1, max_length=128)
+    table: TableCode = Field(pattern=TABLE_CODE_PATTERN)
+
+    @property
+    def name(self) -> str:
+        return _NAMES[type(self)]
+
+
+# --- table commands ------------------------------------------------------------------------
+
+
+class OpenTable(Command):
+    """Open a table of ``game`` with its settings (limits, paytables, rake policy, card source)."""
+
+    game: str
+    currency: str = Field(default="EUR", pattern=r"^[A-Z]{3}$")
+    timezone: str = "Europe/Amsterdam"
+    config: dict[str, Any] = Field(default_factory=dict)
+    opened_by: str = "floor"
+
+
+class ChangeConfig(Command):
+    """An approved configuration change (COM-4): never during a hand; the approver is recorded."""
+
+    config: dict[str, Any]
+    approver: str = Field(min_length=1)
+    reason: str = ""
+
+
+class SeatPlayer(Command):
+    seat: int = Field(ge=1, le=10)
+    player: str = Field(pattern=PLAYER_PATTERN)
+
+
+class UnseatPlayer(Command):
+    seat: int = Field(ge=1, le=10)
+    reason: str = "left"
+
+
+class BuyIn(Command):
+    """Chips from the cage to a seated player's stack (never during a hand, COM-3)."""
+
+    seat: int = Field(ge=1, le=10)
+    amount: PositiveInt
+    kind: str = "buy_in"
+
+
+class CashOut(Command):
+    """Chips from a player's stack back to the cage; ``amount`` None cashes out everything."""
+
+    seat: int = Field(ge=1, le=10)
+    amount: PositiveInt | None = None
+
+
+# --- hand commands -------------------------------------------------------------------------
+
+
+class StartHand(Command):
+    pass
+
+
+class PlaceWager(Command):
+    seat: int = Field(ge=1, le=10)
+    kind: str
+    amount: PositiveInt
+
+
+class DealCards(Command):
+    """Deal the next round. With the ``rng`` source the ledger deals from its committed deck and
+    ``cards`` must be omitted; with ``recorded`` the device reports every card dealt, by target
+    (a seat number as text, ``dealer`` or ``community``), face-down cards first."""
+
+    cards: dict[str, tuple[Card, ...]] | None = None
+
+
+class Act(Command):
+    """A player's decision: ``fold``, ``play``, ``raise``, ``check``, ``bet``, ``call``,
+    ``complete``, ``bring_in``, ``accept``/``decline`` (a role offer), ``set`` (a Chinese Poker
+    hand, with ``front``/``middle``/``back``), ``declare`` (with ``declaration``), ``show``,
+    ``muck``. ``amount`` where the action needs one."""
+
+    seat: int = Field(ge=1, le=10)
+    action: str
+    amount: int | None = Field(default=None, ge=0)
+    front: tuple[Card, ...] | None = None
+    middle: tuple[Card, ...] | None = None
+    back: tuple[Card, ...] | None = None
+    declaration: str | None = None
+
+
+class Reveal(Command):
+    pass
+
+
+class Settle(Command):
+    pass
+
+
+class VoidHand(Command):
+    """Void the hand in progress (COM-5): every wager returned, nothing raked."""
+
+    reason: str = Field(min_length=1)
+
+
+HandCommand = StartHand | PlaceWager | Act | Reveal | Settle
+
+AnyCommand = (
+    OpenTable
+    | ChangeConfig
+    | SeatPlayer
+    | UnseatPlayer
+    | BuyIn
+    | CashOut
+    | StartHand
+    | PlaceWager
+    | DealCards
+    | Act
+    | Reveal
+    | Settle
+    | VoidHand
+)
+
+_NAMES: dict[type[Command], str] = {
+    OpenTable: "open_table",
+    ChangeConfig: "change_config",
+    SeatPlayer: "seat_player",
+    UnseatPlayer: "unseat_player",
+    BuyIn: "buy_in",
+    CashOut: "cash_out",
+    StartHand: "start_hand",
+    PlaceWager: "place_wager",
+    DealCards: "deal",
+    Act: "act",
+    Reveal: "reveal",
+    Settle: "settle",
+    VoidHand: "void_hand",
+}
+COMMANDS_BY_NAME: dict[str, type[Command]] = {v: k for k, v in _NAMES.items()}
+
+ActionName = Literal[
+    "fold", "play", "raise", "check", "bet", "call", "complete", "bring_in",
+    "accept", "decline", "set", "declare", "show", "muck",
+]

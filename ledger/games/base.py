@@ -1,0 +1,287 @@
+"""The protocol every game implements: pure rules over plain values.
+
+A game never touches the event store. The table aggregate hands it a read-only
+:class:`TableView` and the game's own hand state, and the game answers with *records*
+(``ledger.records``): the facts to append, each carrying its balanced transfers and the rule id
+behind every decision. ``evolve`` folds a record into the hand state; the aggregate uses it when
+it appends and when it replays, and the audit uses it to rebuild a hand from the stream before
+asking ``decide`` to settle it again and comparing.
+
+Flow of a hand, as the table drives it::
+
+    start(table, hand_no)          -> [HandStarted, ...]       (the table fills the deck commitment)
+    decide(table, hand, command)   -> [WagerPlaced | PlayerActed | CardsRevealed | HandSettled ...]
+    deal_plan(table, hand)         -> DealPlan                  (the table deals from its deck or
+                                                                 checks the device's cards)
+    evolve(hand, record)           -> hand | None               (None once the hand has ended)
+    next_step(table, hand)         -> Step                      (what the hand waits for)
+
+Voiding a hand (COM-5) is the table's job: it reverses every chip moved during the hand.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ledger import accounts
+from ledger.commands import Act, HandCommand
+from ledger.errors import RuleViolation, StateConflict
+from ledger.records import CardSource, HandRecord, Record, Target, Transfer
+
+
+class Limits(Record):
+    """Minimum and maximum of one wager kind, in minor units (COM-4)."""
+
+    min: int = Field(ge=0)
+    max: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Limits:
+        if self.min > self.max:
+            raise ValueError(f"minimum {self.min} is above maximum {self.max}")
+        return self
+
+
+class ConfigBase(BaseModel):
+    """Settings every game shares. Each game subclasses it with its paytables and policies.
+
+    Changing any of it is an approved configuration change (COM-4), recorded as an event.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    game: str
+    card_source: CardSource = "rng"
+    max_aggregate_payout: int | None = Field(default=None, gt=0)
+    """COM-7: one cap per hand on winnings banked by the house or the DP; None means no cap."""
+    limits: dict[str, Limits] = Field(default_factory=dict)
+
+
+class HandBase(BaseModel):
+    """Base of every game's hand state (frozen; ``evolve`` returns a new one)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    game: str
+    hand_no: int
+
+    def participants(self) -> tuple[int, ...]:
+        """Seats taking part in the hand (their chips may not move outside it, COM-3)."""
+        raise NotImplementedError
+
+
+class DealSlot(Record):
+    target: Target
+    down: int = Field(default=0, ge=0)
+    up: int = Field(default=0, ge=0)
+
+    @property
+    def count(self) -> int:
+        return self.down + self.up
+
+
+class DealPlan(Record):
+    """The next round to deal: targets in dealing order and how many cards each receives.
+
+    From the ``rng`` deck the table deals one card at a time, round-robin over the slots in
+    order, each slot's face-down cards before its face-up ones. A device in ``recorded`` mode
+    must report exactly these targets and counts.
+    """
+
+    round: str
+    slots: tuple[DealSlot, ...]
+
+    @property
+    def count(self) -> int:
+        return sum(s.count for s in self.slots)
+
+
+class Option(Record):
+    """One thing a seat may do now, with the amount range where an amount is needed."""
+
+    action: str
+    min_amount: int = 0
+    max_amount: int = 0
+
+
+class Step(Record):
+    """What the hand waits for.
+
+    ``wager``: the listed seats may place wagers (``options`` name the kinds and ranges) and the
+    table may then deal; ``act``: the listed seat decides (options); ``offer``: a role offer
+    awaits an answer; ``deal``/``reveal``/``settle``: the table does it next; ``over``: no hand.
+    """
+
+    kind: Literal["wager", "offer", "act", "deal", "reveal", "settle", "over"]
+    seats: tuple[int, ...] = ()
+    options: tuple[Option, ...] = ()
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class TableView:
+    """What a game may read about its table. Read-only by convention."""
+
+    code: str
+    game: str
+    currency: str
+    config: Any
+    config_version: int
+    seats: Mapping[int, str]
+    """Seat number -> player id, for the players seated now."""
+    balances: Mapping[str, int]
+    button: int | None
+    hand_no: int
+    """Number of the last hand started (0 before the first)."""
+    memo: Any = None
+    """The game's own table-level memory (``Game.memo_type``), e.g. buy-in history."""
+
+    def stack(self, player_id: str) -> int:
+        return self.balances.get(accounts.player(player_id), 0)
+
+    def seat_stack(self, seat: int) -> int:
+        player_id = self.seats.get(seat)
+        return 0 if player_id is None else self.stack(player_id)
+
+    def player_at(self, seat: int) -> str:
+        try:
+            return self.seats[seat]
+        except KeyError:
+            raise StateConflict("seat_empty", f"seat {seat} has no player", seat=seat) from None
+
+
+C = TypeVar("C", bound=ConfigBase)
+H = TypeVar("H", bound=HandBase)
+
+
+class Game(ABC, Generic[C, H]):
+    """One game's rules. Implementations are stateless; all state is passed in."""
+
+    name: ClassVar[str]
+    """Stable id used in commands and events: ``caribbean-stud``, ``high-card-flush``, ..."""
+    title: ClassVar[str]
+    config_type: ClassVar[type[ConfigBase]]
+    hand_type: ClassVar[type[HandBase]]
+    memo_type: ClassVar[type[BaseModel] | None] = None
+    seats: ClassVar[range] = range(1, 8)
+    """Seat numbers the game's table has."""
+    banking: ClassVar[Literal["house", "player", "pool"]]
+    """Who banks the wagers: the house (CSP), a designated player (HCF) or nobody (pooled games)."""
+
+    # --- table level --------------------------------------------------------------------
+
+    def default_config(self) -> C:
+        return self.config_type(game=self.name)  # type: ignore[return-value]
+
+    def opening_transfers(self, config: C) -> tuple[Transfer, ...]:
+        """Chips the house puts in when the table opens (e.g. the jackpot seed)."""
+        return ()
+
+    def config_change_transfers(self, table: TableView, new: C) -> tuple[Transfer, ...]:
+        """Chips moved when a configuration change takes effect (none by default)."""
+        return ()
+
+    def check_buy_in(self, table: TableView, seat: int, amount: int, kind: str) -> None:
+        """Refuse a buy-in the game does not allow (raise a RuleViolation)."""
+        if kind != "buy_in":
+            raise RuleViolation(
+                "unknown_buy_in_kind", f"{self.title} has no buy-in of kind {kind!r}", kind=kind
+            )
+
+    def initial_memo(self) -> BaseModel | None:
+        return self.memo_type() if self.memo_type is not None else None
+
+    def evolve_memo(self, memo: Any, record: Record) -> Any:
+        """Fold a table-level record (a buy-in, a hand ending, ...) into the game's memo."""
+        return memo
+
+    # --- hand level ---------------------------------------------------------------------
+
+    @abstractmethod
+    def start(self, table: TableView, hand_no: int) -> list[HandRecord]:
+        """Start hand ``hand_no``: the first record is a HandStarted (the table fills in the deck
+        commitment and card source); raise when no hand can start."""
+
+    @abstractmethod
+    def decide(self, table: TableView, hand: H, command: HandCommand) -> list[HandRecord]:
+        """Validate ``command`` against the rules and return the records it produces."""
+
+    @abstractmethod
+    def deal_plan(self, table: TableView, hand: H) -> DealPlan:
+        """The next round of cards to deal; raise RuleViolation when it is not time to deal."""
+
+    @abstractmethod
+    def evolve(self, hand: H | None, record: HandRecord) -> H | None:
+        """The hand after ``record``; a HandStarted creates it, a hand ending returns None."""
+
+    @abstractmethod
+    def next_step(self, table: TableView, hand: H) -> Step:
+        """What the hand waits for now."""
+
+    def leave(self, table: TableView, hand: H, seat: int) -> list[HandRecord]:
+        """A player leaves during the hand (COM-6): by default, a pending decision is a fold."""
+        step = self.next_step(table, hand)
+        if step.kind == "act" and seat in step.seats:
+            fold = Act(command_id="leave", table=table.code, seat=seat, action="fold")
+            return self.decide(table, hand, fold)
+        return []
+
+    def visible_cards(self, hand: H, record: HandRecord) -> bool:
+        """Whether a device may see the face-down cards in ``record`` (default: never)."""
+        return False
+
+
+# --- helpers shared by the games -----------------------------------------------------------
+
+
+def check_limits(config: ConfigBase, kind: str, amount: int) -> None:
+    """A wager outside the table's posted limits is rejected (COM-4)."""
+    limits = config.limits.get(kind)
+    if limits is None:
+        return
+    if amount < limits.min:
+        raise RuleViolation(
+            "wager_below_minimum",
+            f"{kind} of {amount} is below the table minimum of {limits.min} (COM-4)",
+            kind=kind, amount=amount, minimum=limits.min, rule="COM-4",
+        )
+    if amount > limits.max:
+        raise RuleViolation(
+            "wager_above_maximum",
+            f"{kind} of {amount} is above the table maximum of {limits.max} (COM-4)",
+            kind=kind, amount=amount, maximum=limits.max, rule="COM-4",
+        )
+
+
+def require_chips(table: TableView, seat: int, amount: int, rule: str = "COM-3") -> None:
+    """Only chips on the table play: the seat's stack must cover ``amount`` (COM-3)."""
+    stack = table.seat_stack(seat)
+    if amount > stack:
+        raise RuleViolation(
+            "insufficient_chips",
+            f"seat {seat} has {stack} in chips, {amount} needed ({rule})",
+            seat=seat, stack=stack, needed=amount, rule=rule,
+        )
+
+
+def wrong_phase(what: str, step: Step) -> RuleViolation:
+    return RuleViolation(
+        "not_allowed_now",
+        f"cannot {what} now: the hand is waiting for {step.kind}"
+        + (f" from seat {step.seats[0]}" if step.kind == "act" and step.seats else ""),
+        waiting_for=step.kind, seats=list(step.seats),
+    )
+
+
+def out_of_turn(seat: int, step: Step) -> RuleViolation:
+    expected = step.seats[0] if step.seats else None
+    return RuleViolation(
+        "out_of_turn",
+        f"seat {seat} acted out of turn; seat {expected} is to act",
+        seat=seat, expected=expected,
+    )

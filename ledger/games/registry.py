@@ -1,0 +1,25 @@
+"""The games the ledger knows, by their stable name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger.errors import NotFound
+from ledger.games.base import Game
+from ledger.games.caribbean import CaribbeanStud
+
+GAMES: dict[str, Game[Any, Any]] = {
+    game.name: game
+    for game in (
+        CaribbeanStud(),
+    )
+}
+
+
+def get_game(name: str) -> Game[Any, Any]:
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise NotFound(
+            "unknown_game", f"unknown game {name!r}; games: {', '.join(sorted(GAMES))}", game=name
+        ) from None

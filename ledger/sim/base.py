@@ -1,0 +1,107 @@
+"""The simulation loop shared by every game.
+
+A :class:`Bot` plays the seats of one game: given what the hand waits for (a
+:class:`~ledger.games.base.Step`), it picks a random but legal command. :func:`play_hand` drives
+one hand through any executor (the pure :class:`~ledger.tablestate.TableState` or the ledger
+application), doing the dealer's part itself: deal, reveal, settle.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import count
+from typing import Any, Protocol
+
+from ledger.commands import Command, DealCards, Reveal, Settle, StartHand
+from ledger.games.base import Step, TableView
+
+
+class Bot(Protocol):
+    def choose(
+        self, table: TableView, hand: Any, step: Step, rng: random.Random, ids: CommandIds
+    ) -> Command | None:
+        """A legal command for ``step`` (kinds ``wager``, ``offer``, ``act``).
+
+        For a ``wager`` step, None means the wagers are in and the table deals.
+        """
+
+
+class Executor(Protocol):
+    """Something that runs commands on one table and shows its state."""
+
+    def execute(self, command: Command) -> Any: ...
+
+    def observe(self) -> tuple[TableView, Any, Step]:
+        """The table, its hand (or None) and what the hand waits for."""
+        ...
+
+
+@dataclass
+class CommandIds:
+    """Makes command ids unique within a run: ``<prefix>-<n>``."""
+
+    table: str
+    prefix: str
+
+    def __post_init__(self) -> None:
+        self._n = count(1)
+
+    def next(self) -> str:
+        return f"{self.prefix}-{next(self._n)}"
+
+
+MAX_COMMANDS_PER_HAND = 2_000
+
+
+def play_hand(
+    executor: Executor,
+    bot: Bot,
+    rng: random.Random,
+    ids: CommandIds,
+    *,
+    recorded_cards: Callable[[TableView, Any], dict[str, tuple[int, ...]]] | None = None,
+) -> int:
+    """Play one hand from start to end; returns the number of commands executed.
+
+    ``recorded_cards`` supplies the cards for tables whose card source is ``recorded`` (a
+    simulated card reader); ``rng`` tables deal from their own committed deck.
+    """
+    executor.execute(StartHand(command_id=ids.next(), table=ids.table))
+    commands = 1
+    while True:
+        table, hand, step = executor.observe()
+        if hand is None or step.kind == "over":
+            return commands
+        command: Command | None
+        if step.kind in ("wager", "offer", "act"):
+            command = bot.choose(table, hand, step, rng, ids)
+            if command is None and step.kind == "wager":
+                command = _deal(table, hand, ids, recorded_cards)
+            elif command is None:
+                raise RuntimeError(f"bot gave no command for {step}")
+        elif step.kind == "deal":
+            command = _deal(table, hand, ids, recorded_cards)
+        elif step.kind == "reveal":
+            command = Reveal(command_id=ids.next(), table=ids.table)
+        else:
+            command = Settle(command_id=ids.next(), table=ids.table)
+        executor.execute(command)
+        commands += 1
+        if commands > MAX_COMMANDS_PER_HAND:
+            raise RuntimeError(f"hand did not end after {commands} commands; last step {step}")
+
+
+def _deal(
+    table: TableView,
+    hand: Any,
+    ids: CommandIds,
+    recorded_cards: Callable[[TableView, Any], dict[str, tuple[int, ...]]] | None,
+) -> DealCards:
+    cards = None
+    if table.config.card_source == "recorded":
+        if recorded_cards is None:
+            raise RuntimeError("a recorded-card table needs a card reader in the simulation")
+        cards = recorded_cards(table, hand)
+    return DealCards(command_id=ids.next(), table=ids.table, cards=cards)

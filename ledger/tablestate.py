@@ -1,0 +1,535 @@
+"""The table as a pure state machine: ``decide`` turns a command into records, ``apply`` folds a
+record into the state.
+
+This is the whole behaviour of a table without any storage. The event-sourced aggregate
+(``ledger.table``) wraps it: each record it decides becomes an event, and replaying events calls
+``apply``. Tests, the simulator's property checks and the audit drive the same code directly.
+
+The state is the table *now*: configuration, seats, balances, button, the hand in progress.
+History lives in the projections.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+
+from ledger import accounts
+from ledger.cards import (
+    DECK_SIZE,
+    deck_commitment,
+    ensure_distinct,
+    new_salt,
+    shuffled_deck,
+)
+from ledger.commands import (
+    Act,
+    BuyIn,
+    CashOut,
+    ChangeConfig,
+    Command,
+    DealCards,
+    OpenTable,
+    PlaceWager,
+    Reveal,
+    SeatPlayer,
+    Settle,
+    StartHand,
+    UnseatPlayer,
+    VoidHand,
+)
+from ledger.errors import InvalidInput, NotFound, RuleViolation, StateConflict
+from ledger.games.base import ConfigBase, DealPlan, Game, Step, TableView
+from ledger.games.registry import get_game
+from ledger.records import (
+    HAND_ENDINGS,
+    CardsDealt,
+    ChipsBoughtIn,
+    ChipsCashedOut,
+    ConfigChanged,
+    Dealt,
+    HandRecord,
+    HandStarted,
+    HandVoided,
+    PlayerSeated,
+    PlayerUnseated,
+    Record,
+    TableOpened,
+    Transfer,
+)
+
+GENESIS_HASH = "0" * 64
+
+
+class DeckKeeper(Protocol):
+    """Shuffles decks and keeps them sealed while a hand is in play (COM-8)."""
+
+    def new_deck(self) -> tuple[tuple[int, ...], str]:
+        """A fresh deck order and its salt."""
+
+    def seal(self, deck: Sequence[int], salt: str) -> str:
+        """The deck and salt in a form no read interface can open."""
+
+    def unseal(self, sealed: str) -> tuple[tuple[int, ...], str]:
+        """Back to the deck order and salt."""
+
+
+class OpenDeckKeeper:
+    """A keeper that seals nothing, for tests and tools that have no key: deck text + salt.
+
+    ``decks`` optionally scripts the deck orders to hand out, in order (for reproducible tests).
+    """
+
+    def __init__(self, decks: Iterable[Sequence[int]] | None = None) -> None:
+        self._decks = iter(decks) if decks is not None else None
+
+    def new_deck(self) -> tuple[tuple[int, ...], str]:
+        if self._decks is not None:
+            deck = tuple(next(self._decks))
+            return deck, "0" * 32
+        return shuffled_deck(), new_salt()
+
+    def seal(self, deck: Sequence[int], salt: str) -> str:
+        return salt + ":" + ",".join(str(c) for c in deck)
+
+    def unseal(self, sealed: str) -> tuple[tuple[int, ...], str]:
+        salt, _, body = sealed.partition(":")
+        return tuple(int(c) for c in body.split(",")), salt
+
+
+class TableState:
+    """Everything a command needs to be validated, and nothing more."""
+
+    def __init__(self, opened: TableOpened) -> None:
+        self.game: Game[Any, Any] = get_game(opened.game)
+        self.code = opened.code
+        self.currency = opened.currency
+        self.timezone = opened.timezone
+        self.config: ConfigBase = self.game.config_type.model_validate(opened.config)
+        self.config_version = opened.config_version
+        self.seats: dict[int, str] = {}
+        self.balances: dict[str, int] = {}
+        self.button: int | None = None
+        self.hand_no = 0
+        self.hand: Any = None
+        self.memo: Any = self.game.initial_memo()
+        self.hand_flows: dict[str, int] = {}
+        """Chips moved during the hand in progress, ``"src>dst"`` -> amount (reversed by a void)."""
+        self.hand_cards: list[int] = []
+        """Every card dealt in the hand in progress, in dealing order."""
+        self.sealed_deck: str | None = None
+        accounts.apply_transfers(self.balances, opened.transfers)
+
+    # --- reading ------------------------------------------------------------------------
+
+    def view(self) -> TableView:
+        return TableView(
+            code=self.code,
+            game=self.game.name,
+            currency=self.currency,
+            config=self.config,
+            config_version=self.config_version,
+            seats=self.seats,
+            balances=self.balances,
+            button=self.button,
+            hand_no=self.hand_no,
+            memo=self.memo,
+        )
+
+    def next_step(self) -> Step:
+        if self.hand is None:
+            return Step(kind="over")
+        return self.game.next_step(self.view(), self.hand)
+
+    def seat_in_hand(self, seat: int) -> bool:
+        return self.hand is not None and seat in self.hand.participants()
+
+    # --- deciding -----------------------------------------------------------------------
+
+    def execute(self, command: Command, keeper: DeckKeeper) -> list[Record]:
+        """Decide and apply at once (the pure equivalent of the application's command)."""
+        records = self.decide(command, keeper)
+        for record in records:
+            self.apply(record)
+        return records
+
+    @staticmethod
+    def open(command: OpenTable) -> TableOpened:
+        """Validate the opening of a table (the aggregate does not exist yet)."""
+        game = get_game(command.game)
+        config = validate_config(game, {**command.config, "game": game.name})
+        _check_timezone(command.timezone)
+        return TableOpened(
+            code=command.table,
+            game=game.name,
+            currency=command.currency,
+            timezone=command.timezone,
+            config=config.model_dump(mode="json"),
+            opened_by=command.opened_by,
+            transfers=game.opening_transfers(config),
+        )
+
+    def decide(self, command: Command, keeper: DeckKeeper) -> list[Record]:
+        """Validate ``command`` and return the records it produces; raises a LedgerError."""
+        if isinstance(command, OpenTable):
+            raise StateConflict("table_exists", f"table {self.code} is already open")
+        handler = _HANDLERS.get(type(command))
+        if handler is None:
+            raise InvalidInput("unknown_command", f"unknown command {type(command).__name__}")
+        return handler(self, command, keeper)
+
+    def _change_config(self, cmd: ChangeConfig, keeper: DeckKeeper) -> list[Record]:
+        if self.hand is not None:
+            raise StateConflict(
+                "config_change_mid_hand",
+                "the configuration changes only between hands (COM-4)",
+                rule="COM-4",
+            )
+        current = self.config.model_dump(mode="json")
+        merged = {**current, **cmd.config, "game": self.game.name}
+        config = validate_config(self.game, merged)
+        return [
+            ConfigChanged(
+                config=config.model_dump(mode="json"),
+                config_version=self.config_version + 1,
+                approver=cmd.approver,
+                reason=cmd.reason,
+                transfers=self.game.config_change_transfers(self.view(), config),
+            )
+        ]
+
+    def _seat(self, cmd: SeatPlayer, keeper: DeckKeeper) -> list[Record]:
+        if cmd.seat not in self.game.seats:
+            first, last = self.game.seats[0], self.game.seats[-1]
+            raise InvalidInput(
+                "invalid_seat",
+                f"{self.game.title} tables have seats {first} to {last}",
+                seat=cmd.seat,
+            )
+        if cmd.seat in self.seats:
+            raise StateConflict("seat_taken", f"seat {cmd.seat} is taken", seat=cmd.seat)
+        if cmd.player in self.seats.values():
+            raise StateConflict(
+                "player_already_seated", f"{cmd.player} is already seated", player=cmd.player
+            )
+        return [PlayerSeated(seat=cmd.seat, player=cmd.player)]
+
+    def _unseat(self, cmd: UnseatPlayer, keeper: DeckKeeper) -> list[Record]:
+        player = self._player_at(cmd.seat)
+        records: list[Record] = []
+        if self.hand is not None and self.seat_in_hand(cmd.seat):
+            # COM-6: leaving without acting on the hand is a fold.
+            records.extend(self.game.leave(self.view(), self.hand, cmd.seat))
+        records.append(PlayerUnseated(seat=cmd.seat, player=player, reason=cmd.reason))
+        return records
+
+    def _buy_in(self, cmd: BuyIn, keeper: DeckKeeper) -> list[Record]:
+        player = self._player_at(cmd.seat)
+        self._no_chip_movement_in_hand(cmd.seat, "buy in")
+        self.game.check_buy_in(self.view(), cmd.seat, cmd.amount, cmd.kind)
+        move = accounts.transfer(accounts.CAGE, accounts.player(player), cmd.amount, None, cmd.kind)
+        return [
+            ChipsBoughtIn(
+                seat=cmd.seat, player=player, amount=cmd.amount, kind=cmd.kind, transfers=(move,)
+            )
+        ]
+
+    def _cash_out(self, cmd: CashOut, keeper: DeckKeeper) -> list[Record]:
+        player = self._player_at(cmd.seat)
+        self._no_chip_movement_in_hand(cmd.seat, "cash out")
+        stack = self.balances.get(accounts.player(player), 0)
+        amount = stack if cmd.amount is None else cmd.amount
+        if amount <= 0:
+            raise RuleViolation("nothing_to_cash_out", f"seat {cmd.seat} holds no chips")
+        if amount > stack:
+            raise RuleViolation(
+                "insufficient_chips",
+                f"seat {cmd.seat} holds {stack}, cannot cash out {amount}",
+                stack=stack, amount=amount,
+            )
+        move = accounts.transfer(accounts.player(player), accounts.CAGE, amount, None, "cash out")
+        return [ChipsCashedOut(seat=cmd.seat, player=player, amount=amount, transfers=(move,))]
+
+    def _start(self, cmd: StartHand, keeper: DeckKeeper) -> list[Record]:
+        if self.hand is not None:
+            raise StateConflict(
+                "hand_in_progress", f"hand {self.hand_no} is still in progress", hand=self.hand_no
+            )
+        records: list[Record] = list(self.game.start(self.view(), self.hand_no + 1))
+        first = records[0]
+        if not isinstance(first, HandStarted):  # pragma: no cover - a game bug
+            raise TypeError(f"{self.game.name}.start must begin with HandStarted")
+        source = self.config.card_source
+        update: dict[str, Any] = {"card_source": source, "config_version": self.config_version}
+        if source == "rng":
+            deck, salt = keeper.new_deck()
+            update["deck_commitment"] = deck_commitment(deck, salt)
+            update["sealed_deck"] = keeper.seal(deck, salt)
+        records[0] = first.model_copy(update=update)
+        return records
+
+    def _hand_command(
+        self, cmd: PlaceWager | Act | Reveal | Settle, keeper: DeckKeeper
+    ) -> list[Record]:
+        hand = self._require_hand()
+        records: list[Record] = list(self.game.decide(self.view(), hand, cmd))
+        return [self._with_deck_reveal(r, keeper) for r in records]
+
+    def _deal(self, cmd: DealCards, keeper: DeckKeeper) -> list[Record]:
+        hand = self._require_hand()
+        plan = self.game.deal_plan(self.view(), hand)
+        if self.config.card_source == "rng":
+            if cmd.cards is not None:
+                raise InvalidInput(
+                    "cards_not_expected",
+                    "this table deals from its own shuffled deck (rng); send no cards (COM-8)",
+                    rule="COM-8",
+                )
+            dealt = self._deal_from_deck(plan, keeper)
+        else:
+            if cmd.cards is None:
+                raise InvalidInput(
+                    "cards_required",
+                    "this table records the cards dealt; send them by target (COM-8)",
+                    rule="COM-8",
+                )
+            dealt = recorded_deal(plan, cmd.cards, self.hand_cards)
+        return [CardsDealt(hand_no=self.hand_no, round=plan.round, dealt=dealt)]
+
+    def _deal_from_deck(self, plan: DealPlan, keeper: DeckKeeper) -> tuple[Dealt, ...]:
+        assert self.sealed_deck is not None
+        deck, _ = keeper.unseal(self.sealed_deck)
+        position = len(self.hand_cards)
+        if position + plan.count > DECK_SIZE:
+            raise RuleViolation(
+                "deck_exhausted",
+                f"{plan.count} cards needed, {DECK_SIZE - position} left in the deck",
+            )
+        return deal_round_robin(plan, deck[position : position + plan.count])
+
+    def _void(self, cmd: VoidHand, keeper: DeckKeeper) -> list[Record]:
+        self._require_hand()
+        voided = HandVoided(hand_no=self.hand_no, reason=cmd.reason, transfers=self.reversal())
+        return [self._with_deck_reveal(voided, keeper)]
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def reversal(self) -> tuple[Transfer, ...]:
+        """Transfers that undo every chip moved during the hand, latest first (COM-5)."""
+        moves: list[Transfer] = []
+        for key, amount in reversed(self.hand_flows.items()):
+            src, dst = key.split(">", 1)
+            moves.append(accounts.transfer(dst, src, amount, "COM-5", "returned"))
+        return tuple(moves)
+
+    def _with_deck_reveal(self, record: Record, keeper: DeckKeeper) -> Record:
+        if not isinstance(record, HAND_ENDINGS) or self.sealed_deck is None:
+            return record
+        deck, salt = keeper.unseal(self.sealed_deck)
+        return record.model_copy(update={"deck": deck, "salt": salt})
+
+    def _require_hand(self) -> Any:
+        if self.hand is None:
+            raise StateConflict("no_hand_in_progress", "no hand is in progress; start one first")
+        return self.hand
+
+    def _player_at(self, seat: int) -> str:
+        try:
+            return self.seats[seat]
+        except KeyError:
+            raise NotFound("seat_empty", f"seat {seat} has no player", seat=seat) from None
+
+    def _no_chip_movement_in_hand(self, seat: int, what: str) -> None:
+        if self.seat_in_hand(seat):
+            raise StateConflict(
+                "hand_in_progress",
+                f"seat {seat} is in hand {self.hand_no}: nobody may {what} during a hand (COM-3)",
+                seat=seat, rule="COM-3",
+            )
+
+    # --- applying -----------------------------------------------------------------------
+
+    def apply(self, record: Record) -> None:
+        """Fold one record into the state (used when appending and when replaying)."""
+        transfers: tuple[Transfer, ...] = getattr(record, "transfers", ())
+        if transfers:
+            accounts.apply_transfers(self.balances, transfers)
+        if isinstance(record, HandRecord):
+            self._apply_hand(record, transfers)
+        elif isinstance(record, PlayerSeated):
+            self.seats[record.seat] = record.player
+        elif isinstance(record, PlayerUnseated):
+            self.seats.pop(record.seat, None)
+        elif isinstance(record, ConfigChanged):
+            self.config = self.game.config_type.model_validate(record.config)
+            self.config_version = record.config_version
+        self.memo = self.game.evolve_memo(self.memo, record)
+
+    def _apply_hand(self, record: HandRecord, transfers: tuple[Transfer, ...]) -> None:
+        if isinstance(record, HandStarted):
+            self.hand_no = record.hand_no
+            self.button = record.button
+            self.sealed_deck = record.sealed_deck
+            self.hand_flows = {}
+            self.hand_cards = []
+        elif isinstance(record, CardsDealt):
+            for d in record.dealt:
+                self.hand_cards.extend(d.cards)
+        self.hand = self.game.evolve(self.hand, record)
+        if self.hand is None:
+            self.hand_flows = {}
+            self.hand_cards = []
+            self.sealed_deck = None
+            return
+        for t in transfers:
+            key, back = f"{t.src}>{t.dst}", f"{t.dst}>{t.src}"
+            if back in self.hand_flows:
+                left = self.hand_flows[back] - t.amount
+                if left > 0:
+                    self.hand_flows[back] = left
+                else:
+                    del self.hand_flows[back]
+                    if left < 0:
+                        self.hand_flows[key] = -left
+            else:
+                self.hand_flows[key] = self.hand_flows.get(key, 0) + t.amount
+
+    # --- snapshots ----------------------------------------------------------------------
+
+    def to_snapshot(self) -> dict[str, Any]:
+        return {
+            "game": self.game.name,
+            "code": self.code,
+            "currency": self.currency,
+            "timezone": self.timezone,
+            "config": self.config.model_dump(mode="json"),
+            "config_version": self.config_version,
+            "seats": {str(k): v for k, v in self.seats.items()},
+            "balances": dict(self.balances),
+            "button": self.button,
+            "hand_no": self.hand_no,
+            "hand": None if self.hand is None else self.hand.model_dump(mode="json"),
+            "memo": None if self.memo is None else self.memo.model_dump(mode="json"),
+            "hand_flows": dict(self.hand_flows),
+            "hand_cards": list(self.hand_cards),
+            "sealed_deck": self.sealed_deck,
+        }
+
+    @classmethod
+    def from_snapshot(cls, data: dict[str, Any]) -> TableState:
+        state = cls.__new__(cls)
+        state.game = get_game(data["game"])
+        state.code = data["code"]
+        state.currency = data["currency"]
+        state.timezone = data["timezone"]
+        state.config = state.game.config_type.model_validate(data["config"])
+        state.config_version = data["config_version"]
+        state.seats = {int(k): v for k, v in data["seats"].items()}
+        state.balances = dict(data["balances"])
+        state.button = data["button"]
+        state.hand_no = data["hand_no"]
+        hand = data["hand"]
+        state.hand = None if hand is None else state.game.hand_type.model_validate(hand)
+        memo = data["memo"]
+        memo_type = state.game.memo_type
+        state.memo = None if memo is None or memo_type is None else memo_type.model_validate(memo)
+        state.hand_flows = dict(data["hand_flows"])
+        state.hand_cards = list(data["hand_cards"])
+        state.sealed_deck = data["sealed_deck"]
+        return state
+
+
+_HANDLERS: dict[type[Command], Any] = {
+    ChangeConfig: TableState._change_config,
+    SeatPlayer: TableState._seat,
+    UnseatPlayer: TableState._unseat,
+    BuyIn: TableState._buy_in,
+    CashOut: TableState._cash_out,
+    StartHand: TableState._start,
+    PlaceWager: TableState._hand_command,
+    Act: TableState._hand_command,
+    Reveal: TableState._hand_command,
+    Settle: TableState._hand_command,
+    DealCards: TableState._deal,
+    VoidHand: TableState._void,
+}
+
+
+def validate_config(game: Game[Any, Any], data: dict[str, Any]) -> ConfigBase:
+    try:
+        return game.config_type.model_validate(data)
+    except ValidationError as exc:
+        problems = [
+            {"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]}
+            for e in exc.errors(include_url=False)
+        ]
+        summary = "; ".join(f"{p['field'] or 'config'}: {p['problem']}" for p in problems)
+        raise InvalidInput(
+            "invalid_config", f"invalid {game.title} configuration: {summary}", problems=problems
+        ) from None
+
+
+def _check_timezone(name: str) -> None:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InvalidInput("invalid_timezone", f"unknown time zone {name!r}") from None
+
+
+def deal_round_robin(plan: DealPlan, cards: Sequence[int]) -> tuple[Dealt, ...]:
+    """Deal ``cards`` one at a time over the plan's slots, down cards before up cards."""
+    down: list[list[int]] = [[] for _ in plan.slots]
+    up: list[list[int]] = [[] for _ in plan.slots]
+    it = iter(cards)
+    for k in range(max((s.count for s in plan.slots), default=0)):
+        for i, slot in enumerate(plan.slots):
+            if k < slot.down:
+                down[i].append(next(it))
+            elif k < slot.count:
+                up[i].append(next(it))
+    return tuple(
+        Dealt(target=slot.target, down=tuple(down[i]), up=tuple(up[i]))
+        for i, slot in enumerate(plan.slots)
+    )
+
+
+def recorded_deal(
+    plan: DealPlan, reported: dict[str, tuple[int, ...]], already: Sequence[int]
+) -> tuple[Dealt, ...]:
+    """Check a device's report of a round against the plan (COM-1, COM-8)."""
+    expected = {str(s.target): s for s in plan.slots}
+    unknown = sorted(set(reported) - set(expected))
+    missing = sorted(set(expected) - set(reported))
+    if unknown or missing:
+        raise InvalidInput(
+            "wrong_deal_targets",
+            f"this round ({plan.round}) deals to {', '.join(expected)}"
+            + (f"; not to {', '.join(unknown)}" if unknown else "")
+            + (f"; missing {', '.join(missing)}" if missing else ""),
+            expected=list(expected), unknown=unknown, missing=missing,
+        )
+    dealt: list[Dealt] = []
+    for key, slot in expected.items():
+        cards = tuple(reported[key])
+        if len(cards) != slot.count:
+            raise InvalidInput(
+                "wrong_card_count",
+                f"{key} receives {slot.count} cards in {plan.round}, {len(cards)} reported",
+                target=key, expected=slot.count, got=len(cards), rule="COM-1",
+            )
+        dealt.append(Dealt(target=slot.target, down=cards[: slot.down], up=cards[slot.down :]))
+    everything = [*already, *(c for d in dealt for c in d.cards)]
+    try:
+        ensure_distinct(everything)
+    except InvalidInput as exc:
+        raise InvalidInput(
+            "duplicate_card",
+            f"{exc.details.get('card')} has already been dealt in this hand (COM-1)",
+            card=exc.details.get("card"), rule="COM-1",
+        ) from None
+    return tuple(dealt)
+
