@@ -1,0 +1,58 @@
+"""How the simulator plays each game: its bot, a table configuration and a top-up policy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ledger.errors import NotFound
+from ledger.games.base import TableView
+from ledger.sim.base import Bot
+from ledger.sim.caribbean import CaribbeanBot
+
+
+@dataclass(frozen=True)
+class TopUp:
+    amount: int
+    kind: str = "buy_in"
+
+
+@dataclass(frozen=True)
+class Profile:
+    game: str
+    make_bot: Callable[[], Bot]
+    players: int
+    """Players seated by default."""
+    top_up: Callable[[TableView, int], TopUp | None]
+    """Chips to buy for a seat before a hand (None: the stack is fine)."""
+    config: dict[str, Any] = field(default_factory=dict)
+    """Table configuration the simulator opens with (game defaults otherwise)."""
+
+
+def _stack_at_least(minimum: int, buy: int) -> Callable[[TableView, int], TopUp | None]:
+    def top_up(table: TableView, seat: int) -> TopUp | None:
+        return TopUp(buy) if table.seat_stack(seat) < minimum else None
+
+    return top_up
+
+
+PROFILES: dict[str, Profile] = {
+    "caribbean-stud": Profile(
+        game="caribbean-stud",
+        make_bot=CaribbeanBot,
+        players=5,
+        top_up=_stack_at_least(minimum=20_000, buy=100_000),
+    ),
+}
+
+
+def profile_for(game: str) -> Profile:
+    try:
+        return PROFILES[game]
+    except KeyError:
+        raise NotFound(
+            "unknown_game",
+            f"no simulation for {game!r}; games: {', '.join(sorted(PROFILES))}",
+            game=game,
+        ) from None

@@ -1,0 +1,141 @@
+"""Run simulated hands through the ledger application (or any executor)."""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ledger import accounts
+from ledger.application import CommandResult, LedgerApp
+from ledger.commands import BuyIn, Command, OpenTable, SeatPlayer
+from ledger.errors import NotFound, StateConflict
+from ledger.games.base import Step, TableView
+from ledger.games.registry import get_game
+from ledger.sim.base import CommandIds, play_hand
+from ledger.sim.profiles import profile_for
+
+
+@dataclass
+class RunStats:
+    """What a simulation appended."""
+
+    game: str
+    table: str
+    hands: int = 0
+    commands: int = 0
+    events: int = 0
+    chips_moved: int = 0
+    seconds: float = 0.0
+    house_before: int = 0
+    house_after: int = 0
+    rake_before: int = 0
+    rake_after: int = 0
+    jackpot_after: int = 0
+    event_types: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def house_result(self) -> int:
+        return self.house_after - self.house_before
+
+    @property
+    def rake(self) -> int:
+        return self.rake_after - self.rake_before
+
+
+class AppExecutor:
+    """Drives one table of a LedgerApp and counts what the commands append."""
+
+    def __init__(self, app: LedgerApp, code: str, stats: RunStats) -> None:
+        self.app = app
+        self.code = code
+        self.stats = stats
+
+    def execute(self, command: Command) -> CommandResult:
+        result = self.app.execute(command)
+        self.stats.commands += 1
+        self.stats.events += len(result.events)
+        for event in result.events:
+            kind = event["type"]
+            self.stats.event_types[kind] = self.stats.event_types.get(kind, 0) + 1
+            for t in event.get("transfers", ()):
+                self.stats.chips_moved += t["amount"]
+        return result
+
+    def observe(self) -> tuple[TableView, Any, Step]:
+        with self.app.reading(self.code) as table:
+            state = table.state
+            return state.view(), state.hand, state.next_step()
+
+
+def simulate(
+    app: LedgerApp,
+    game: str,
+    code: str,
+    hands: int,
+    *,
+    players: int | None = None,
+    seed: int | None = None,
+    on_hand: Callable[[int], None] | None = None,
+) -> RunStats:
+    """Open ``code`` if needed, seat players, and play ``hands`` hands through ``app``."""
+    profile = profile_for(game)
+    rules = get_game(game)
+    seats = players if players is not None else profile.players
+    if not 1 <= seats <= len(rules.seats):
+        raise StateConflict(
+            "invalid_player_count",
+            f"{rules.title} seats 1 to {len(rules.seats)} players, not {seats}",
+        )
+    rng = random.Random(seed)
+    ids = CommandIds(code, f"sim-{uuid.uuid4().hex[:12]}")
+    stats = RunStats(game=game, table=code)
+    executor = AppExecutor(app, code, stats)
+    _ensure_table(app, executor, game, code, profile.config, ids)
+    table, _, _ = executor.observe()
+    for seat in list(rules.seats)[:seats]:
+        if seat not in table.seats:
+            executor.execute(SeatPlayer(command_id=ids.next(), table=code, seat=seat,
+                                        player=f"player-{seat:02d}"))
+    table, _, _ = executor.observe()
+    stats.house_before = table.balances.get(accounts.HOUSE, 0)
+    stats.rake_before = table.balances.get(accounts.RAKE, 0)
+    bot = profile.make_bot()
+    started = time.perf_counter()
+    for n in range(hands):
+        table, hand, _ = executor.observe()
+        if hand is None:
+            for seat in sorted(table.seats):
+                top_up = profile.top_up(table, seat)
+                if top_up is not None:
+                    executor.execute(BuyIn(command_id=ids.next(), table=code, seat=seat,
+                                           amount=top_up.amount, kind=top_up.kind))
+        play_hand(executor, bot, rng, ids)
+        stats.hands += 1
+        if on_hand is not None:
+            on_hand(n + 1)
+    stats.seconds = time.perf_counter() - started
+    table, _, _ = executor.observe()
+    stats.house_after = table.balances.get(accounts.HOUSE, 0)
+    stats.rake_after = table.balances.get(accounts.RAKE, 0)
+    stats.jackpot_after = table.balances.get(accounts.JACKPOT, 0)
+    return stats
+
+
+def _ensure_table(
+    app: LedgerApp, executor: AppExecutor, game: str, code: str, config: dict[str, Any],
+    ids: CommandIds,
+) -> None:
+    try:
+        with app.reading(code) as table:
+            existing = table.state.game.name
+    except NotFound:
+        executor.execute(OpenTable(command_id=ids.next(), table=code, game=game, config=config))
+        return
+    if existing != game:
+        raise StateConflict(
+            "table_game_mismatch", f"table {code} plays {existing}, not {game}", table=code
+        )

@@ -1,0 +1,273 @@
+"""The Table aggregate: one event stream per table, with a hash chain over its events.
+
+Each event is a record of ``ledger.records`` plus an envelope (table id, version, timestamp,
+the hash of the previous event, the command that caused it). Events are frozen pydantic
+models; the stored form of an event is exactly the JSON its ``stored_state`` returns, and the
+chain digest of an event is the SHA-256 of its table id, version, topic and that JSON. Each
+event carries the digest of the one before it, so editing, deleting, reordering or inserting a
+stored event breaks the chain where it happened; a table whose chain is broken refuses to load.
+
+The aggregate's state is a :class:`~ledger.tablestate.TableState`; events never re-run the
+rules when they are replayed, they only ``apply`` the decisions they record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any, ClassVar
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from pydantic import BaseModel, ConfigDict, PrivateAttr
+
+from ledger import records as r
+from ledger.errors import LedgerError
+from ledger.tablestate import GENESIS_HASH, TableState
+
+_ENVELOPE_IDS = frozenset({"originator_id", "originator_version"})
+TABLE_NAMESPACE = uuid5(NAMESPACE_URL, "urn:table-ledger:table")
+
+
+def table_id(code: str) -> UUID:
+    """The stream id of a table, derived from its human code (case-insensitive)."""
+    return uuid5(TABLE_NAMESPACE, code.strip().upper())
+
+
+@cache
+def topic_of(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def chain_digest(originator_id: UUID | str, version: int, topic: str, state: bytes) -> str:
+    """SHA-256 over what identifies and what is stored of one event (hex)."""
+    head = f"{originator_id}|{version}|{topic}|".encode()
+    return hashlib.sha256(head + state).hexdigest()
+
+
+class ChainBroken(LedgerError):
+    """A stored event does not carry the digest of the event before it."""
+
+
+class TableEvent(BaseModel):
+    """The envelope every table event carries."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    class_version: ClassVar[int] = 1
+
+    originator_id: UUID
+    originator_version: int
+    timestamp: datetime
+    prev_hash: str
+    command_id: str | None = None
+
+    _stored: bytes | None = PrivateAttr(default=None)
+
+    def stored_state(self) -> bytes:
+        """The exact bytes stored for this event (computed once)."""
+        if self._stored is None:
+            self._stored = self.model_dump_json(exclude=_ENVELOPE_IDS).encode()
+        return self._stored
+
+    def digest(self) -> str:
+        return chain_digest(
+            self.originator_id, self.originator_version, topic_of(type(self)), self.stored_state()
+        )
+
+    def mutate(self, aggregate: Table | None) -> Table:
+        """Fold this event into the table (the library's projector calls this)."""
+        if aggregate is None:
+            if not isinstance(self, TableOpened):
+                raise LedgerError(
+                    "corrupt_stream",
+                    f"table stream {self.originator_id} does not begin with TableOpened",
+                )
+            aggregate = Table(self)
+        else:
+            if self.originator_version != aggregate.version + 1:
+                raise ChainBroken(
+                    "table_chain_broken",
+                    f"table {aggregate.state.code}: event {self.originator_version} follows "
+                    f"version {aggregate.version}",
+                    version=self.originator_version,
+                )
+            aggregate.state.apply(self)  # type: ignore[arg-type]
+        if self.prev_hash != aggregate.chain_head:
+            raise ChainBroken(
+                "table_chain_broken",
+                f"table {aggregate.state.code}: event {self.originator_version} does not carry "
+                "the hash of the event before it; the stored stream has been altered",
+                version=self.originator_version,
+            )
+        aggregate.version = self.originator_version
+        aggregate.modified_on = self.timestamp
+        aggregate.chain_head = self.digest()
+        return aggregate
+
+
+# --- one event class per record type ------------------------------------------------------
+
+
+class TableOpened(TableEvent, r.TableOpened):
+    pass
+
+
+class ConfigChanged(TableEvent, r.ConfigChanged):
+    pass
+
+
+class PlayerSeated(TableEvent, r.PlayerSeated):
+    pass
+
+
+class PlayerUnseated(TableEvent, r.PlayerUnseated):
+    pass
+
+
+class ChipsBoughtIn(TableEvent, r.ChipsBoughtIn):
+    pass
+
+
+class ChipsCashedOut(TableEvent, r.ChipsCashedOut):
+    pass
+
+
+class HandStarted(TableEvent, r.HandStarted):
+    pass
+
+
+class RoleOffered(TableEvent, r.RoleOffered):
+    pass
+
+
+class WagerPlaced(TableEvent, r.WagerPlaced):
+    pass
+
+
+class CardsDealt(TableEvent, r.CardsDealt):
+    pass
+
+
+class PlayerActed(TableEvent, r.PlayerActed):
+    pass
+
+
+class CardsRevealed(TableEvent, r.CardsRevealed):
+    pass
+
+
+class HandSettled(TableEvent, r.HandSettled):
+    pass
+
+
+class HandVoided(TableEvent, r.HandVoided):
+    pass
+
+
+class HandCancelled(TableEvent, r.HandCancelled):
+    pass
+
+
+EVENT_FOR: dict[type[r.Record], type[TableEvent]] = {
+    event.__bases__[1]: event for event in TableEvent.__subclasses__()
+}
+"""Record type -> its event class."""
+
+EVENT_TYPES: dict[str, type[TableEvent]] = {cls.__name__: cls for cls in EVENT_FOR.values()}
+
+
+class Table:
+    """One casino table: its current state, version and the head of its hash chain."""
+
+    def __init__(self, opened: TableOpened) -> None:
+        self.id: UUID = opened.originator_id
+        self.version = 0
+        self.created_on = opened.timestamp
+        self.modified_on = opened.timestamp
+        self.chain_head = GENESIS_HASH
+        self.state = TableState(opened)
+        self._pending: list[TableEvent] = []
+
+    @classmethod
+    def open(cls, record: r.TableOpened, command_id: str | None, now: datetime) -> Table:
+        event = TableOpened.model_construct(
+            originator_id=table_id(record.code),
+            originator_version=1,
+            timestamp=now,
+            prev_hash=GENESIS_HASH,
+            command_id=command_id,
+            **dict(record),
+        )
+        table = event.mutate(None)
+        table._pending.append(event)
+        return table
+
+    def record(self, record: r.Record, command_id: str | None, now: datetime) -> TableEvent:
+        """Append the event for ``record`` (already decided) and apply it."""
+        event = EVENT_FOR[type(record)].model_construct(
+            originator_id=self.id,
+            originator_version=self.version + 1,
+            timestamp=now,
+            prev_hash=self.chain_head,
+            command_id=command_id,
+            **dict(record),
+        )
+        event.mutate(self)
+        self._pending.append(event)
+        return event
+
+    # the library's aggregate protocol -----------------------------------------------------
+
+    @property
+    def pending_events(self) -> list[TableEvent]:
+        return self._pending
+
+    def collect_events(self) -> list[TableEvent]:
+        collected, self._pending = self._pending, []
+        return collected
+
+
+class TableSnapshot(BaseModel):
+    """The state of a table at one version, so a cold load replays only what came after."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    class_version: ClassVar[int] = 1
+
+    originator_id: UUID
+    originator_version: int
+    timestamp: datetime
+    topic: str
+    state: dict[str, Any]
+
+    _stored: bytes | None = PrivateAttr(default=None)
+
+    def stored_state(self) -> bytes:
+        if self._stored is None:
+            self._stored = self.model_dump_json(exclude=_ENVELOPE_IDS).encode()
+        return self._stored
+
+    @classmethod
+    def take(cls, table: Table) -> TableSnapshot:
+        return cls(
+            originator_id=table.id,
+            originator_version=table.version,
+            timestamp=datetime.now(UTC),
+            topic=topic_of(Table),
+            state={
+                "table": table.state.to_snapshot(),
+                "chain_head": table.chain_head,
+                "created_on": table.created_on.isoformat(),
+                "modified_on": table.modified_on.isoformat(),
+            },
+        )
+
+    def mutate(self, _: Table | None) -> Table:
+        table = Table.__new__(Table)
+        table.id = self.originator_id
+        table.version = self.originator_version
+        table.created_on = datetime.fromisoformat(self.state["created_on"])
+        table.modified_on = datetime.fromisoformat(self.state["modified_on"])
+        table.chain_head = self.state["chain_head"]
+        table.state = TableState.from_snapshot(self.state["table"])
+        table._pending = []
+        return table
