@@ -6,11 +6,13 @@ Account names are local to a table (the projections qualify them with the table 
 
 ``cage``               the cash desk: buy-ins come from it, cash-outs go back to it
 ``player:<id>``        a player's chips at this table (their stack)
-``spot:<seat>:<kind>`` a wager in front of a seat during a hand (``spot:3:ante``); empty between hands
-``bank``               the designated player's funds in action during an HCF hand; empty between hands
+``spot:<seat>:<kind>`` a wager in front of a seat during a hand (``spot:3:ante``)
+``bank``               the designated player's funds in action during an HCF hand
 ``house``              the house bank (banked games pay from it; it funds jackpot seeds)
 ``rake``               the house's rake and fees
 ``jackpot``            the progressive jackpot meter
+
+Spots and the bank are empty whenever no hand is in progress.
 """
 
 from __future__ import annotations
@@ -62,7 +64,9 @@ def is_hand_scoped(account: str) -> bool:
     return account == BANK or is_spot(account)
 
 
-def transfer(src: str, dst: str, amount: int, rule: str | None = None, memo: str | None = None) -> Transfer:
+def transfer(
+    src: str, dst: str, amount: int, rule: str | None = None, memo: str | None = None
+) -> Transfer:
     return Transfer(src=src, dst=dst, amount=amount, rule=rule, memo=memo)
 
 
@@ -93,4 +97,3 @@ def net_flows(transfers: Iterable[Transfer]) -> dict[str, int]:
 
 def total(balances: Mapping[str, int]) -> int:
     return sum(balances.values())
-

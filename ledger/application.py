@@ -8,6 +8,7 @@ first. Every command logs one line.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import random
 import threading
@@ -75,7 +76,7 @@ class LedgerApp(Application[UUID]):
         self._locks: dict[UUID, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
-    def construct_mapper(self) -> PydanticMapper:  # type: ignore[override]
+    def construct_mapper(self) -> PydanticMapper:
         return PydanticMapper()
 
     # --- commands -----------------------------------------------------------------------
@@ -92,15 +93,23 @@ class LedgerApp(Application[UUID]):
                 result = self._execute(command, tid, payload)
         except LedgerError as exc:
             log.info(
-                "command_rejected", table=command.table, command=command.name,
-                command_id=command.command_id, code=exc.code,
+                "command_rejected",
+                table=command.table,
+                command=command.name,
+                command_id=command.command_id,
+                code=exc.code,
                 ms=round((time.perf_counter() - started) * 1000, 3),
             )
             raise
         hand = next((e["hand_no"] for e in reversed(result.events) if "hand_no" in e), None)
         log.info(
-            "command", table=command.table, command=command.name, command_id=command.command_id,
-            hand=hand, events=len(result.events), replayed=result.replayed,
+            "command",
+            table=command.table,
+            command=command.name,
+            command_id=command.command_id,
+            hand=hand,
+            events=len(result.events),
+            replayed=result.replayed,
             ms=round((time.perf_counter() - started) * 1000, 3),
         )
         return result
@@ -161,7 +170,8 @@ class LedgerApp(Application[UUID]):
             raise StateConflict(
                 "command_id_reused",
                 f"command id {command.command_id!r} was already used for a different command",
-                command_id=command.command_id, first_command=row.command,
+                command_id=command.command_id,
+                first_command=row.command,
             )
         result = CommandResult.model_validate_json(row.result)
         return result.model_copy(update={"replayed": True})
@@ -203,10 +213,8 @@ class LedgerApp(Application[UUID]):
     def _evict(self, tid: UUID) -> None:
         cache = self.repository.cache
         if cache is not None:
-            try:
+            with contextlib.suppress(KeyError):
                 cache.get(tid, evict=True)
-            except KeyError:
-                pass
 
     def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
         """Snapshot from memory whenever a command crosses the interval; never fail the command."""
@@ -223,7 +231,7 @@ class LedgerApp(Application[UUID]):
                 continue
             try:
                 self.snapshots.put([TableSnapshot.take(aggregate)])  # type: ignore[arg-type]
-            except Exception as exc:  # noqa: BLE001 - a snapshot is an optimisation
+            except Exception as exc:
                 log.warning("snapshot_failed", table_id=str(aggregate.id), error=str(exc))
 
 

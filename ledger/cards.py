@@ -62,7 +62,9 @@ def parse_card(text: str) -> int:
     )
 
 
-def parse_cards(text: str | Iterable[str], *, count: int | Sequence[int] | None = None) -> tuple[int, ...]:
+def parse_cards(
+    text: str | Iterable[str], *, count: int | Sequence[int] | None = None
+) -> tuple[int, ...]:
     """Parse several cards (``"As Td 9h"`` or ``["As", "Td"]``), rejecting repeats (COM-1).
 
     ``count`` optionally demands an exact number of cards (or one of several numbers); a wrong

@@ -162,6 +162,47 @@ _NAMES: dict[type[Command], str] = {
 COMMANDS_BY_NAME: dict[str, type[Command]] = {v: k for k, v in _NAMES.items()}
 
 ActionName = Literal[
-    "fold", "play", "raise", "check", "bet", "call", "complete", "bring_in",
-    "accept", "decline", "set", "declare", "show", "muck",
+    "fold",
+    "play",
+    "raise",
+    "check",
+    "bet",
+    "call",
+    "complete",
+    "bring_in",
+    "accept",
+    "decline",
+    "set",
+    "declare",
+    "show",
+    "muck",
 ]
+
+
+def command_from(name: str, data: dict[str, Any]) -> Command:
+    """Build a command from its name and JSON-like fields; bad input is a coded error.
+
+    A card that is not a card is ``unknown_card``; anything else malformed is
+    ``invalid_command`` with the problems listed in ``details``.
+    """
+    from pydantic import ValidationError
+
+    from ledger.errors import InvalidInput
+
+    cls = COMMANDS_BY_NAME.get(name)
+    if cls is None:
+        raise InvalidInput(
+            "unknown_command", f"unknown command {name!r}; commands: {', '.join(COMMANDS_BY_NAME)}"
+        )
+    try:
+        return cls.model_validate(data)
+    except ValidationError as exc:
+        problems = [
+            {"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]}
+            for e in exc.errors(include_url=False)
+        ]
+        code = "invalid_command"
+        if any("unknown card" in p["problem"] or "card number" in p["problem"] for p in problems):
+            code = "unknown_card"
+        summary = "; ".join(f"{p['field']}: {p['problem']}" for p in problems)
+        raise InvalidInput(code, f"invalid {name}: {summary}", problems=problems) from None

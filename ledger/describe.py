@@ -19,23 +19,30 @@ def _target(target: r.Target) -> str:
     return f"seat {target}" if isinstance(target, int) else str(target)
 
 
-def describe(event: r.Record) -> list[str]:
+def describe(event: object) -> list[str]:
     """One headline and detail lines for any record or event."""
     if isinstance(event, r.TableOpened):
         return [f"table {event.code} opened: {event.game}, {event.currency}, {event.timezone}"]
     if isinstance(event, r.ConfigChanged):
-        return [f"configuration v{event.config_version} approved by {event.approver}: {event.reason}"]
+        return [
+            f"configuration v{event.config_version} approved by {event.approver}: {event.reason}"
+        ]
     if isinstance(event, r.PlayerSeated):
         return [f"seat {event.seat}: {event.player} sits down"]
     if isinstance(event, r.PlayerUnseated):
         return [f"seat {event.seat}: {event.player} leaves ({event.reason})"]
     if isinstance(event, r.ChipsBoughtIn):
-        return [f"seat {event.seat}: {event.player} buys {format_amount(event.amount)} ({event.kind})"]
+        return [
+            f"seat {event.seat}: {event.player} buys {format_amount(event.amount)} ({event.kind})"
+        ]
     if isinstance(event, r.ChipsCashedOut):
         return [f"seat {event.seat}: {event.player} cashes out {format_amount(event.amount)}"]
     if isinstance(event, r.HandStarted):
         seats = ", ".join(f"{e.seat} {e.player}" for e in event.seats)
-        lines = [f"hand {event.hand_no} starts (config v{event.config_version}, cards {event.card_source}); seats {seats}"]
+        lines = [
+            f"hand {event.hand_no} starts (config v{event.config_version}, "
+            f"cards {event.card_source}); seats {seats}"
+        ]
         if event.button is not None:
             lines[0] += f"; button at seat {event.button}"
         if event.deck_commitment:
@@ -44,7 +51,10 @@ def describe(event: r.Record) -> list[str]:
     if isinstance(event, r.RoleOffered):
         return [f"seat {event.seat} is offered the {event.role.replace('_', ' ')} role"]
     if isinstance(event, r.WagerPlaced):
-        return [f"seat {event.seat} wagers {event.kind} {format_amount(event.amount)}" + _rule(event.rule)]
+        return [
+            f"seat {event.seat} wagers {event.kind} {format_amount(event.amount)}"
+            + _rule(event.rule)
+        ]
     if isinstance(event, r.CardsDealt):
         parts = []
         for d in event.dealt:
@@ -96,20 +106,30 @@ def _settlement(event: r.HandSettled) -> list[str]:
 def _sections(event: r.HandSettled) -> Iterable[str]:
     for j in event.jackpot:
         reset = ", meter reset to seed" if j.reset_to_seed else ""
-        yield (f"jackpot: seat {j.seat} {j.line} {format_amount(j.amount)} from the {j.source}, "
-               f"meter {format_amount(j.meter_before)} -> {format_amount(j.meter_after)}{reset} [{j.rule}]")
+        yield (
+            f"jackpot: seat {j.seat} {j.line} {format_amount(j.amount)} from the {j.source}, "
+            f"meter {format_amount(j.meter_before)} -> {format_amount(j.meter_after)}{reset} "
+            f"[{j.rule}]"
+        )
     if event.coverage is not None:
         c = event.coverage
-        yield f"coverage: DP seat {c.dp_seat}, funds at start {format_amount(c.funds_at_start)} [HCF-12]"
+        start = format_amount(c.funds_at_start)
+        yield f"coverage: DP seat {c.dp_seat}, funds at start {start} [HCF-12]"
         for line in c.lines:
             state = "covered" if line.covered else "DEAD"
-            yield (f"  seat {line.seat}: liability {format_amount(line.liability)} {state}, funds "
-                   f"{format_amount(line.funds_before)} -> {format_amount(line.funds_after)}")
+            yield (
+                f"  seat {line.seat}: liability {format_amount(line.liability)} {state}, funds "
+                f"{format_amount(line.funds_before)} -> {format_amount(line.funds_after)}"
+            )
         yield f"  funds left {format_amount(c.funds_left)}"
     for p in event.pots:
-        low = f", low {p.low_winners} {format_amount(p.low_amount)}" if p.low_winners else ", no low"
-        yield (f"pot {p.index}: {format_amount(p.amount)} (rake {format_amount(p.rake)}) eligible "
-               f"{p.eligible}; high {p.high_winners} {format_amount(p.high_amount)}{low}")
+        low = (
+            f", low {p.low_winners} {format_amount(p.low_amount)}" if p.low_winners else ", no low"
+        )
+        yield (
+            f"pot {p.index}: {format_amount(p.amount)} (rake {format_amount(p.rake)}) eligible "
+            f"{p.eligible}; high {p.high_winners} {format_amount(p.high_amount)}{low}"
+        )
     for pl in event.points:
         yield f"points: seat {pl.seat} vs {pl.opponent}: {pl.points:+d} {' '.join(pl.detail)}"
     for rk in event.rake:

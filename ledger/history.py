@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from ledger.application import LedgerApp
 from ledger.errors import NotFound
@@ -18,7 +18,7 @@ def stream(app: LedgerApp, code: str, *, after: int = 0) -> Iterator[TableEvent]
     while True:
         page = app.recorder.select_events(tid, gt=after, limit=_PAGE)
         for stored in page:
-            yield app.mapper.to_domain_event(stored)
+            yield cast(TableEvent, app.mapper.to_domain_event(stored))
         if len(page) < _PAGE:
             return
         after = page[-1].originator_version
@@ -34,8 +34,11 @@ def hand_events(app: LedgerApp, code: str, hand_no: int) -> list[TableEvent]:
     if not 1 <= hand_no <= last_hand:
         raise NotFound(
             "unknown_hand",
-            f"table {code} has hands 1 to {last_hand}" if last_hand else f"table {code} has no hands",
-            table=code, hand=hand_no,
+            f"table {code} has hands 1 to {last_hand}"
+            if last_hand
+            else f"table {code} has no hands",
+            table=code,
+            hand=hand_no,
         )
     tid = table_id(code)
     lo, hi = 1, table.version

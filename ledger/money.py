@@ -57,7 +57,7 @@ def decimal_to_minor(value: Decimal | str) -> int:
 
 
 def odds_win(stake_minor: int, odds: int) -> int:
-    """Winnings of a stake at ``odds``-1: N times the stake; the stake itself is returned apart (COM-2)."""
+    """Winnings of a stake at ``odds``-1: N times the stake (COM-2); the stake is returned apart."""
     return stake_minor * odds
 
 

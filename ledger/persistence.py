@@ -55,7 +55,7 @@ class PydanticMapper(Mapper[UUID]):
         return StoredEvent(
             originator_id=domain_event.originator_id,
             originator_version=domain_event.originator_version,
-            topic=_topic(type(domain_event)),
+            topic=_topic(domain_event.__class__),
             state=domain_event.stored_state(),
         )
 
@@ -79,7 +79,7 @@ def _resolve(topic: str) -> Any:
 
 
 @cache
-def _topic(cls: type) -> str:
+def _topic(cls: Any) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 

@@ -25,7 +25,7 @@ from ledger import records as r
 from ledger.errors import LedgerError
 from ledger.tablestate import GENESIS_HASH, TableState
 
-_ENVELOPE_IDS = frozenset({"originator_id", "originator_version"})
+_ENVELOPE_IDS: set[str] = {"originator_id", "originator_version"}
 TABLE_NAMESPACE = uuid5(NAMESPACE_URL, "urn:table-ledger:table")
 
 

@@ -178,7 +178,8 @@ class TableState:
         handler = _HANDLERS.get(type(command))
         if handler is None:
             raise InvalidInput("unknown_command", f"unknown command {type(command).__name__}")
-        return handler(self, command, keeper)
+        records: list[Record] = handler(self, command, keeper)
+        return records
 
     def _change_config(self, cmd: ChangeConfig, keeper: DeckKeeper) -> list[Record]:
         if self.hand is not None:
@@ -247,7 +248,8 @@ class TableState:
             raise RuleViolation(
                 "insufficient_chips",
                 f"seat {cmd.seat} holds {stack}, cannot cash out {amount}",
-                stack=stack, amount=amount,
+                stack=stack,
+                amount=amount,
             )
         move = accounts.transfer(accounts.player(player), accounts.CAGE, amount, None, "cash out")
         return [ChipsCashedOut(seat=cmd.seat, player=player, amount=amount, transfers=(move,))]
@@ -346,7 +348,8 @@ class TableState:
             raise StateConflict(
                 "hand_in_progress",
                 f"seat {seat} is in hand {self.hand_no}: nobody may {what} during a hand (COM-3)",
-                seat=seat, rule="COM-3",
+                seat=seat,
+                rule="COM-3",
             )
 
     # --- applying -----------------------------------------------------------------------
@@ -510,7 +513,9 @@ def recorded_deal(
             f"this round ({plan.round}) deals to {', '.join(expected)}"
             + (f"; not to {', '.join(unknown)}" if unknown else "")
             + (f"; missing {', '.join(missing)}" if missing else ""),
-            expected=list(expected), unknown=unknown, missing=missing,
+            expected=list(expected),
+            unknown=unknown,
+            missing=missing,
         )
     dealt: list[Dealt] = []
     for key, slot in expected.items():
@@ -519,7 +524,10 @@ def recorded_deal(
             raise InvalidInput(
                 "wrong_card_count",
                 f"{key} receives {slot.count} cards in {plan.round}, {len(cards)} reported",
-                target=key, expected=slot.count, got=len(cards), rule="COM-1",
+                target=key,
+                expected=slot.count,
+                got=len(cards),
+                rule="COM-1",
             )
         dealt.append(Dealt(target=slot.target, down=cards[: slot.down], up=cards[slot.down :]))
     everything = [*already, *(c for d in dealt for c in d.cards)]
@@ -529,7 +537,7 @@ def recorded_deal(
         raise InvalidInput(
             "duplicate_card",
             f"{exc.details.get('card')} has already been dealt in this hand (COM-1)",
-            card=exc.details.get("card"), rule="COM-1",
+            card=exc.details.get("card"),
+            rule="COM-1",
         ) from None
     return tuple(dealt)
-

@@ -10,6 +10,7 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ledger.errors import LedgerError
@@ -62,7 +63,9 @@ def fail(exc: LedgerError, as_json: bool = False) -> NoReturn:
     if as_json:
         typer.echo(json.dumps({"error": exc.as_dict()}))
     else:
-        err_console.print(f"[bold red]error[/] [{exc.code}] {exc.message}", highlight=False)
+        err_console.print(
+            f"[bold red]error[/] {escape(f'[{exc.code}]')} {escape(exc.message)}", highlight=False
+        )
     raise typer.Exit(code=2)
 
 

@@ -40,17 +40,32 @@ def demo(
         for i, game in enumerate(sorted(PROFILES)):
             code = f"DEMO-{game.upper()}"
             with progress_bar(hands, f"{game:<16}") as advance:
-                stats = simulate(ledger, game, code, hands, seed=seed + i,
-                                 on_hand=lambda _n: advance(1))
+                stats = simulate(
+                    ledger, game, code, hands, seed=seed + i, on_hand=lambda _n: advance(1)
+                )
             results.append(stats)
     summary = RichTable(title=f"Demo: {hands} hands per game, seed {seed}, store {database_url}")
-    for column in ("game", "table", "hands", "events", "chips moved", "house result", "rake",
-                   "jackpot meter", "hands/s"):
+    for column in (
+        "game",
+        "table",
+        "hands",
+        "events",
+        "chips moved",
+        "house result",
+        "rake",
+        "jackpot meter",
+        "hands/s",
+    ):
         summary.add_column(column, justify="left" if column in ("game", "table") else "right")
     for s in results:
         summary.add_row(
-            s.game, s.table, str(s.hands), str(s.events), format_amount(s.chips_moved),
-            format_amount(s.house_result), format_amount(s.rake),
+            s.game,
+            s.table,
+            str(s.hands),
+            str(s.events),
+            format_amount(s.chips_moved),
+            format_amount(s.house_result),
+            format_amount(s.rake),
             format_amount(s.jackpot_after) if s.jackpot_after else "-",
             f"{s.hands / s.seconds:.0f}" if s.seconds else "-",
         )

@@ -29,8 +29,9 @@ def simulate(
 
     code = table or f"SIM-{game.upper()}"
     with ledger_app(database_url) as ledger, progress_bar(hands, f"{game} {code}") as advance:
-        stats = run(ledger, game, code, hands, players=players, seed=seed,
-                    on_hand=lambda _n: advance(1))
+        stats = run(
+            ledger, game, code, hands, players=players, seed=seed, on_hand=lambda _n: advance(1)
+        )
     rate = stats.hands / stats.seconds if stats.seconds else 0.0
     typer.echo(
         f"{game} table {code}: {stats.hands} hands, {stats.commands} commands, "

@@ -248,13 +248,19 @@ def check_limits(config: ConfigBase, kind: str, amount: int) -> None:
         raise RuleViolation(
             "wager_below_minimum",
             f"{kind} of {amount} is below the table minimum of {limits.min} (COM-4)",
-            kind=kind, amount=amount, minimum=limits.min, rule="COM-4",
+            kind=kind,
+            amount=amount,
+            minimum=limits.min,
+            rule="COM-4",
         )
     if amount > limits.max:
         raise RuleViolation(
             "wager_above_maximum",
             f"{kind} of {amount} is above the table maximum of {limits.max} (COM-4)",
-            kind=kind, amount=amount, maximum=limits.max, rule="COM-4",
+            kind=kind,
+            amount=amount,
+            maximum=limits.max,
+            rule="COM-4",
         )
 
 
@@ -265,7 +271,10 @@ def require_chips(table: TableView, seat: int, amount: int, rule: str = "COM-3")
         raise RuleViolation(
             "insufficient_chips",
             f"seat {seat} has {stack} in chips, {amount} needed ({rule})",
-            seat=seat, stack=stack, needed=amount, rule=rule,
+            seat=seat,
+            stack=stack,
+            needed=amount,
+            rule=rule,
         )
 
 
@@ -274,7 +283,8 @@ def wrong_phase(what: str, step: Step) -> RuleViolation:
         "not_allowed_now",
         f"cannot {what} now: the hand is waiting for {step.kind}"
         + (f" from seat {step.seats[0]}" if step.kind == "act" and step.seats else ""),
-        waiting_for=step.kind, seats=list(step.seats),
+        waiting_for=step.kind,
+        seats=list(step.seats),
     )
 
 
@@ -283,5 +293,6 @@ def out_of_turn(seat: int, step: Step) -> RuleViolation:
     return RuleViolation(
         "out_of_turn",
         f"seat {seat} acted out of turn; seat {expected} is to act",
-        seat=seat, expected=expected,
+        seat=seat,
+        expected=expected,
     )

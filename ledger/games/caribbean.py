@@ -10,7 +10,7 @@ then the jackpot: this hand's contributions, the awards in ascending seat order,
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field, field_validator
 
@@ -53,7 +53,7 @@ from ledger.records import (
     WagerPlaced,
 )
 
-GAME = "caribbean-stud"
+GAME: Final = "caribbean-stud"
 CATEGORY_LABELS = tuple(c.label for c in high.Category)
 
 
@@ -93,9 +93,7 @@ def _default_paytable() -> dict[str, int]:
 
 class CaribbeanConfig(ConfigBase):
     game: Literal["caribbean-stud"] = GAME
-    limits: dict[str, Limits] = Field(
-        default_factory=lambda: {"ante": Limits(min=500, max=50_000)}
-    )
+    limits: dict[str, Limits] = Field(default_factory=lambda: {"ante": Limits(min=500, max=50_000)})
     play_paytable: dict[str, int] = Field(default_factory=_default_paytable)
     """Odds N (of N-1) paid on the Play wager by the player's hand category (CSP-4)."""
     jackpot: JackpotConfig = Field(default_factory=JackpotConfig)
@@ -244,7 +242,8 @@ class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):
                 raise RuleViolation(
                     "jackpot_wager_must_be_exact",
                     f"the jackpot wager is exactly {config.jackpot.wager} (CSP-6)",
-                    required=config.jackpot.wager, rule="CSP-6",
+                    required=config.jackpot.wager,
+                    rule="CSP-6",
                 )
             require_chips(table, cmd.seat, cmd.amount)
         else:
@@ -256,8 +255,12 @@ class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):
         account = accounts.spot(cmd.seat, cmd.kind)
         move = accounts.transfer(accounts.player(seat.player), account, cmd.amount, "CSP-1")
         return WagerPlaced(
-            hand_no=hand.hand_no, seat=cmd.seat, kind=cmd.kind, amount=cmd.amount,
-            transfers=(move,), rule="CSP-6" if cmd.kind == "jackpot" else "CSP-1",
+            hand_no=hand.hand_no,
+            seat=cmd.seat,
+            kind=cmd.kind,
+            amount=cmd.amount,
+            transfers=(move,),
+            rule="CSP-6" if cmd.kind == "jackpot" else "CSP-1",
         )
 
     def _act(self, table: TableView, hand: CaribbeanHand, cmd: Act) -> PlayerActed:
@@ -273,7 +276,10 @@ class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):
                 accounts.spot(nxt.seat, "ante"), accounts.HOUSE, nxt.ante, "CSP-2", "ante folded"
             )
             return PlayerActed(
-                hand_no=hand.hand_no, seat=nxt.seat, action="fold", transfers=(lose,),
+                hand_no=hand.hand_no,
+                seat=nxt.seat,
+                action="fold",
+                transfers=(lose,),
                 rule="CSP-2",
             )
         if cmd.action == "play":
@@ -282,15 +288,21 @@ class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):
                 raise RuleViolation(
                     "play_must_be_double_ante",
                     f"the Play wager is exactly twice the Ante: {needed} (CSP-2)",
-                    required=needed, amount=cmd.amount, rule="CSP-2",
+                    required=needed,
+                    amount=cmd.amount,
+                    rule="CSP-2",
                 )
             require_chips(table, nxt.seat, needed, "CSP-2")
             move = accounts.transfer(
                 accounts.player(nxt.player), accounts.spot(nxt.seat, "play"), needed, "CSP-2"
             )
             return PlayerActed(
-                hand_no=hand.hand_no, seat=nxt.seat, action="play", amount=needed,
-                transfers=(move,), rule="CSP-2",
+                hand_no=hand.hand_no,
+                seat=nxt.seat,
+                action="play",
+                amount=needed,
+                transfers=(move,),
+                rule="CSP-2",
             )
         raise RuleViolation(
             "unknown_action",
@@ -385,8 +397,17 @@ def settle(config: CaribbeanConfig, hand: CaribbeanHand, meter: int) -> HandSett
     for s in hand.playing:
         player = accounts.player(s.player)
         if s.decision == "fold":
-            outcomes.append(Outcome(seat=s.seat, wager="ante", result="lose", stake=s.ante,
-                                    amount=-s.ante, rule="CSP-2", note="folded"))
+            outcomes.append(
+                Outcome(
+                    seat=s.seat,
+                    wager="ante",
+                    result="lose",
+                    stake=s.ante,
+                    amount=-s.ante,
+                    rule="CSP-2",
+                    note="folded",
+                )
+            )
             continue
         strength = high.evaluate(s.cards)
         if not qualifies:
@@ -403,18 +424,33 @@ def settle(config: CaribbeanConfig, hand: CaribbeanHand, meter: int) -> HandSett
             spot = accounts.spot(s.seat, kind)
             if result == "lose":
                 transfers.append(accounts.transfer(spot, accounts.HOUSE, stake, rule))
-                outcomes.append(Outcome(seat=s.seat, wager=kind, result="lose", stake=stake,
-                                        amount=-stake, rule=rule))
+                outcomes.append(
+                    Outcome(
+                        seat=s.seat,
+                        wager=kind,
+                        result="lose",
+                        stake=stake,
+                        amount=-stake,
+                        rule=rule,
+                    )
+                )
                 continue
             transfers.append(accounts.transfer(spot, player, stake, rule, "stake returned"))
             won, withheld = cap.take(odds_win(stake, odds)) if result == "win" else (0, 0)
             if won:
                 transfers.append(accounts.transfer(accounts.HOUSE, player, won, rule, "winnings"))
-            outcomes.append(Outcome(
-                seat=s.seat, wager=kind, result=result, stake=stake, amount=won,
-                withheld=withheld, rule="COM-7" if withheld else rule,
-                note=f"{odds}-1" if result == "win" else None,
-            ))
+            outcomes.append(
+                Outcome(
+                    seat=s.seat,
+                    wager=kind,
+                    result=result,
+                    stake=stake,
+                    amount=won,
+                    withheld=withheld,
+                    rule="COM-7" if withheld else rule,
+                    note=f"{odds}-1" if result == "win" else None,
+                )
+            )
 
     lines = _jackpot(config, hand, meter, transfers, outcomes)
     return HandSettled(
@@ -440,18 +476,34 @@ def _jackpot(
         spot = accounts.spot(s.seat, "jackpot")
         to_meter = bps(s.jackpot, jp.contribution_bps)
         if to_meter:
-            transfers.append(accounts.transfer(spot, accounts.JACKPOT, to_meter, "CSP-6",
-                                               "meter contribution"))
+            transfers.append(
+                accounts.transfer(spot, accounts.JACKPOT, to_meter, "CSP-6", "meter contribution")
+            )
         if s.jackpot - to_meter:
-            transfers.append(accounts.transfer(spot, accounts.HOUSE, s.jackpot - to_meter,
-                                               "CSP-6", "house share of the jackpot wager"))
+            transfers.append(
+                accounts.transfer(
+                    spot,
+                    accounts.HOUSE,
+                    s.jackpot - to_meter,
+                    "CSP-6",
+                    "house share of the jackpot wager",
+                )
+            )
         meter += to_meter
     lines: list[JackpotLine] = []
     for s in entered:
         if s.decision == "fold":
-            outcomes.append(Outcome(seat=s.seat, wager="jackpot", result="forfeit",
-                                    stake=s.jackpot, amount=-s.jackpot, rule="CSP-6",
-                                    note="folded: the side wager cannot win"))
+            outcomes.append(
+                Outcome(
+                    seat=s.seat,
+                    wager="jackpot",
+                    result="forfeit",
+                    stake=s.jackpot,
+                    amount=-s.jackpot,
+                    rule="CSP-6",
+                    note="folded: the side wager cannot win",
+                )
+            )
             continue
         line = csp.jackpot_line(high.evaluate(s.cards))
         award, source, reset = 0, "house", False
@@ -461,8 +513,16 @@ def _jackpot(
             rate = jp.percent_awards_bps[line]
             award, source, reset = bps(meter, rate), "meter", rate >= 10_000
         if not award and not reset:
-            outcomes.append(Outcome(seat=s.seat, wager="jackpot", result="lose", stake=s.jackpot,
-                                    amount=-s.jackpot, rule="CSP-6"))
+            outcomes.append(
+                Outcome(
+                    seat=s.seat,
+                    wager="jackpot",
+                    result="lose",
+                    stake=s.jackpot,
+                    amount=-s.jackpot,
+                    rule="CSP-6",
+                )
+            )
             continue
         player = accounts.player(s.player)
         before = meter
@@ -472,12 +532,32 @@ def _jackpot(
             if source == "meter":
                 meter -= award
         if reset and jp.seed:
-            transfers.append(accounts.transfer(accounts.HOUSE, accounts.JACKPOT, jp.seed,
-                                               "CSP-6", "meter reset to seed"))
+            transfers.append(
+                accounts.transfer(
+                    accounts.HOUSE, accounts.JACKPOT, jp.seed, "CSP-6", "meter reset to seed"
+                )
+            )
             meter += jp.seed
-        lines.append(JackpotLine(seat=s.seat, line=line or "", amount=award, source=source,
-                                 meter_before=before, meter_after=meter, reset_to_seed=reset))
-        outcomes.append(Outcome(seat=s.seat, wager="jackpot", result="win", stake=s.jackpot,
-                                amount=award, rule="CSP-7" if line else "CSP-6",
-                                note=f"{line}: {award}"))
+        lines.append(
+            JackpotLine(
+                seat=s.seat,
+                line=line or "",
+                amount=award,
+                source=source,
+                meter_before=before,
+                meter_after=meter,
+                reset_to_seed=reset,
+            )
+        )
+        outcomes.append(
+            Outcome(
+                seat=s.seat,
+                wager="jackpot",
+                result="win",
+                stake=s.jackpot,
+                amount=award,
+                rule="CSP-7" if line else "CSP-6",
+                note=f"{line}: {award}",
+            )
+        )
     return tuple(lines)

@@ -8,12 +8,7 @@ from ledger.errors import NotFound
 from ledger.games.base import Game
 from ledger.games.caribbean import CaribbeanStud
 
-GAMES: dict[str, Game[Any, Any]] = {
-    game.name: game
-    for game in (
-        CaribbeanStud(),
-    )
-}
+GAMES: dict[str, Game[Any, Any]] = {game.name: game for game in (CaribbeanStud(),)}
 
 
 def get_game(name: str) -> Game[Any, Any]:

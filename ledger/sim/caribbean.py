@@ -50,9 +50,19 @@ class CaribbeanBot:
             sits_out = rng.random() >= 0.9 and (planned or s is not hand.seats[-1])
             if stack < 3 * ante or sits_out:
                 continue
-            planned.append(PlaceWager(command_id=ids.next(), table=ids.table, seat=s.seat,
-                                      kind="ante", amount=ante))
+            planned.append(
+                PlaceWager(
+                    command_id=ids.next(), table=ids.table, seat=s.seat, kind="ante", amount=ante
+                )
+            )
             if jackpot_opt and stack >= 3 * ante + jackpot_opt.min_amount and rng.random() < 0.5:
-                planned.append(PlaceWager(command_id=ids.next(), table=ids.table, seat=s.seat,
-                                          kind="jackpot", amount=jackpot_opt.min_amount))
+                planned.append(
+                    PlaceWager(
+                        command_id=ids.next(),
+                        table=ids.table,
+                        seat=s.seat,
+                        kind="jackpot",
+                        amount=jackpot_opt.min_amount,
+                    )
+                )
         return planned

@@ -98,8 +98,11 @@ def simulate(
     table, _, _ = executor.observe()
     for seat in list(rules.seats)[:seats]:
         if seat not in table.seats:
-            executor.execute(SeatPlayer(command_id=ids.next(), table=code, seat=seat,
-                                        player=f"player-{seat:02d}"))
+            executor.execute(
+                SeatPlayer(
+                    command_id=ids.next(), table=code, seat=seat, player=f"player-{seat:02d}"
+                )
+            )
     table, _, _ = executor.observe()
     stats.house_before = table.balances.get(accounts.HOUSE, 0)
     stats.rake_before = table.balances.get(accounts.RAKE, 0)
@@ -111,8 +114,15 @@ def simulate(
             for seat in sorted(table.seats):
                 top_up = profile.top_up(table, seat)
                 if top_up is not None:
-                    executor.execute(BuyIn(command_id=ids.next(), table=code, seat=seat,
-                                           amount=top_up.amount, kind=top_up.kind))
+                    executor.execute(
+                        BuyIn(
+                            command_id=ids.next(),
+                            table=code,
+                            seat=seat,
+                            amount=top_up.amount,
+                            kind=top_up.kind,
+                        )
+                    )
         play_hand(executor, bot, rng, ids)
         stats.hands += 1
         if on_hand is not None:
@@ -126,7 +136,11 @@ def simulate(
 
 
 def _ensure_table(
-    app: LedgerApp, executor: AppExecutor, game: str, code: str, config: dict[str, Any],
+    app: LedgerApp,
+    executor: AppExecutor,
+    game: str,
+    code: str,
+    config: dict[str, Any],
     ids: CommandIds,
 ) -> None:
     try:

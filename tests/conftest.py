@@ -1,0 +1,93 @@
+"""Shared fixtures: the same tests run on SQLite and on PostgreSQL.
+
+PostgreSQL tests use ``LEDGER_TEST_POSTGRES_URL`` (default: the local server, user postgres) to
+create a database for the session and a schema per test, dropped afterwards. Without a server
+they skip with a message; with ``LEDGER_REQUIRE_POSTGRES=1`` (CI) they fail instead.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+import pytest
+
+from ledger.logs import configure
+from ledger.settings import Settings
+
+configure("WARNING")
+
+ADMIN_URL = os.environ.get(
+    "LEDGER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+REQUIRE_POSTGRES = os.environ.get("LEDGER_REQUIRE_POSTGRES", "") not in ("", "0", "no")
+
+
+def _with_db(url: str, dbname: str) -> str:
+    return urlunparse(urlparse(url)._replace(path=f"/{dbname}"))
+
+
+@pytest.fixture(scope="session")
+def postgres_database() -> Iterator[str]:
+    """A fresh PostgreSQL database for this test session (dropped at the end)."""
+    import psycopg
+
+    name = f"ledger_test_{uuid.uuid4().hex[:12]}"
+    try:
+        admin = psycopg.connect(ADMIN_URL, autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError as exc:
+        message = (
+            f"PostgreSQL is not reachable at {ADMIN_URL} ({exc}); start it or set "
+            "LEDGER_TEST_POSTGRES_URL to run the PostgreSQL tests"
+        )
+        if REQUIRE_POSTGRES:
+            pytest.fail(message)
+        pytest.skip(message)
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield _with_db(ADMIN_URL, name)
+    finally:
+        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def postgres_schema(postgres_database: str) -> Iterator[tuple[str, str]]:
+    """A fresh schema in the session database: (database url, schema)."""
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_database, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield postgres_database, schema
+    finally:
+        with psycopg.connect(postgres_database, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
+    """Settings for a fresh, empty store: SQLite file or PostgreSQL schema."""
+    base = {
+        "deck_key_file": tmp_path / "deck.key",
+        "snapshot_interval": 50,
+        "log_level": "WARNING",
+    }
+    if request.param == "sqlite":
+        return Settings(database_url=f"sqlite:///{tmp_path}/ledger.sqlite3", **base)
+    url, schema = request.getfixturevalue("postgres_schema")
+    return Settings(database_url=url, postgres_schema=schema, **base)
+
+
+@pytest.fixture
+def sqlite_settings(tmp_path: Path) -> Settings:
+    return Settings(
+        database_url=f"sqlite:///{tmp_path}/ledger.sqlite3",
+        deck_key_file=tmp_path / "deck.key",
+        snapshot_interval=50,
+    )

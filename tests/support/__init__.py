@@ -1,0 +1,1 @@
+"""Helpers for tests: pure tables, scripted card readers."""

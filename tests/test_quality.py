@@ -1,0 +1,34 @@
+"""The code passes the project's own checks: ruff and mypy --strict (pyproject settings)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def _tool(name: str) -> str:
+    path = BIN / name
+    if path.exists():
+        return str(path)
+    found = shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed; run `make test` (it installs the dev tools)")
+    return found
+
+
+def test_ruff_is_clean() -> None:
+    out = subprocess.run([_tool("ruff"), "check", "ledger", "projections", "tests", "ops"],
+                         cwd=ROOT, capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_mypy_strict_is_clean() -> None:
+    out = subprocess.run([_tool("mypy")], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stdout + out.stderr
