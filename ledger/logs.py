@@ -27,7 +27,7 @@ def configure(level: str = "WARNING", fmt: str = "console") -> None:
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
-        cache_logger_on_first_use=False,
+        cache_logger_on_first_use=True,
     )
 
 

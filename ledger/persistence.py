@@ -69,7 +69,7 @@ class PydanticMapper(Mapper[UUID]):
             getattr(cls, f"upcast_v{from_version}_v{from_version + 1}")(data)
             from_version += 1
         event = cls.model_validate(data)
-        event._stored = bytes(stored_event.state)
+        event.keep_stored(bytes(stored_event.state))
         return event
 
 

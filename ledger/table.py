@@ -19,7 +19,7 @@ from functools import cache
 from typing import Any, ClassVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr
+from pydantic import BaseModel, ConfigDict
 
 from ledger import records as r
 from ledger.errors import LedgerError
@@ -29,6 +29,7 @@ _ENVELOPE_IDS: set[str] = {"originator_id", "originator_version"}
 TABLE_NAMESPACE = uuid5(NAMESPACE_URL, "urn:table-ledger:table")
 
 
+@cache
 def table_id(code: str) -> UUID:
     """The stream id of a table, derived from its human code (case-insensitive)."""
     return uuid5(TABLE_NAMESPACE, code.strip().upper())
@@ -55,19 +56,26 @@ class TableEvent(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     class_version: ClassVar[int] = 1
 
+    __slots__ = ("_stored",)
+
     originator_id: UUID
     originator_version: int
     timestamp: datetime
     prev_hash: str
     command_id: str | None = None
 
-    _stored: bytes | None = PrivateAttr(default=None)
-
     def stored_state(self) -> bytes:
-        """The exact bytes stored for this event (computed once)."""
-        if self._stored is None:
-            self._stored = self.model_dump_json(exclude=_ENVELOPE_IDS).encode()
-        return self._stored
+        """The exact bytes stored for this event (computed once, or as read from the store)."""
+        try:
+            return self._stored
+        except AttributeError:
+            stored = self.model_dump_json(exclude=_ENVELOPE_IDS).encode()
+            object.__setattr__(self, "_stored", stored)
+            return stored
+
+    def keep_stored(self, stored: bytes) -> None:
+        """Remember the bytes this event was read from (so its digest is of exactly those)."""
+        object.__setattr__(self, "_stored", stored)
 
     def digest(self) -> str:
         return chain_digest(
@@ -176,6 +184,20 @@ EVENT_FOR: dict[type[r.Record], type[TableEvent]] = {
 EVENT_TYPES: dict[str, type[TableEvent]] = {cls.__name__: cls for cls in EVENT_FOR.values()}
 
 
+def _assemble(cls: type[TableEvent], fields: dict[str, Any]) -> TableEvent:
+    """An event from already validated values (what ``model_construct`` does, minus defaults).
+
+    Every field is present: the record was validated when the rules built it, and the
+    envelope is set here.
+    """
+    event = cls.__new__(cls)
+    object.__setattr__(event, "__dict__", fields)
+    object.__setattr__(event, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(event, "__pydantic_extra__", None)
+    object.__setattr__(event, "__pydantic_private__", None)
+    return event
+
+
 class Table:
     """One casino table: its current state, version and the head of its hash chain."""
 
@@ -204,14 +226,13 @@ class Table:
 
     def record(self, record: r.Record, command_id: str | None, now: datetime) -> TableEvent:
         """Append the event for ``record`` (already decided) and apply it."""
-        event = EVENT_FOR[type(record)].model_construct(
-            originator_id=self.id,
-            originator_version=self.version + 1,
-            timestamp=now,
-            prev_hash=self.chain_head,
-            command_id=command_id,
-            **dict(record),
-        )
+        fields = dict(record.__dict__)
+        fields["originator_id"] = self.id
+        fields["originator_version"] = self.version + 1
+        fields["timestamp"] = now
+        fields["prev_hash"] = self.chain_head
+        fields["command_id"] = command_id
+        event = _assemble(EVENT_FOR[type(record)], fields)
         event.mutate(self)
         self._pending.append(event)
         return event
@@ -239,12 +260,11 @@ class TableSnapshot(BaseModel):
     topic: str
     state: dict[str, Any]
 
-    _stored: bytes | None = PrivateAttr(default=None)
-
     def stored_state(self) -> bytes:
-        if self._stored is None:
-            self._stored = self.model_dump_json(exclude=_ENVELOPE_IDS).encode()
-        return self._stored
+        return self.model_dump_json(exclude=_ENVELOPE_IDS).encode()
+
+    def keep_stored(self, stored: bytes) -> None:
+        pass
 
     @classmethod
     def take(cls, table: Table) -> TableSnapshot:

@@ -57,7 +57,7 @@ class AppExecutor:
     def execute(self, command: Command) -> CommandResult:
         result = self.app.execute(command)
         self.stats.commands += 1
-        self.stats.events += len(result.events)
+        self.stats.events += result.count
         for event in result.events:
             kind = event["type"]
             self.stats.event_types[kind] = self.stats.event_types.get(kind, 0) + 1
