@@ -41,7 +41,7 @@ def _register() -> None:
         importlib.import_module(f"ledger.cli.{name}")
 
 
-_COMMAND_MODULES: list[str] = ["simulate", "demo", "replay"]
+_COMMAND_MODULES: list[str] = ["demo", "simulate", "replay", "evaluate"]
 
 
 def main() -> None:
