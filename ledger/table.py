@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from pydantic import BaseModel, ConfigDict
@@ -67,7 +67,7 @@ class TableEvent(BaseModel):
     def stored_state(self) -> bytes:
         """The exact bytes stored for this event (computed once, or as read from the store)."""
         try:
-            return self._stored
+            return cast(bytes, self._stored)  # type: ignore[attr-defined]
         except AttributeError:
             stored = self.model_dump_json(exclude=_ENVELOPE_IDS).encode()
             object.__setattr__(self, "_stored", stored)

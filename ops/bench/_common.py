@@ -20,7 +20,9 @@ from ledger.settings import Settings  # noqa: E402
 
 configure("WARNING")
 
-PG_ADMIN = os.environ.get("LEDGER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+PG_ADMIN = os.environ.get(
+    "LEDGER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
 
 
 def optimised() -> str:
@@ -54,7 +56,7 @@ def postgres_available() -> bool:
 
         with psycopg.connect(PG_ADMIN, connect_timeout=2):
             return True
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False
 
 

@@ -21,11 +21,9 @@ from typing import Any
 from uuid import UUID
 
 from _common import fresh_store, optimised, percentile, postgres_available
-
 from eventsourcing.application import Application
 
 from ledger.application import LedgerApp
-from ledger.cards import shuffled_deck
 from ledger.commands import BuyIn, Command, OpenTable, SeatPlayer
 from ledger.persistence import PydanticMapper, store_env
 from ledger.settings import Settings
@@ -66,13 +64,15 @@ def workload(code: str, hands: int, seed: int) -> tuple[list[Command], list[tupl
     return rec.commands, decks
 
 
-def run_ledger(settings: Settings, commands: list[Command], decks: list[tuple[int, ...]]) -> tuple[float, int, list[Any]]:
+def run_ledger(
+    settings: Settings, commands: list[Command], decks: list[tuple[int, ...]]
+) -> tuple[float, int, list[Any]]:
     app = LedgerApp(settings, keeper=OpenDeckKeeper(decks))
     try:
         events = 0
         started = time.perf_counter()
         for command in commands:
-            events += len(app.execute(command).events)
+            events += app.execute(command).count
         elapsed = time.perf_counter() - started
         batches = []
         for table_events in _batches(app, commands[0].table):
@@ -119,9 +119,13 @@ def throughput(kind: str, hands: int) -> None:
         raw_s = run_raw(settings, batches)
     n = len(commands)
     ledger_cps, raw_cps = n / ledger_s, n / raw_s
-    print(f"{kind:<8} ledger  {ledger_cps:8.0f} commands/s {events / ledger_s:8.0f} events/s "
-          f"({n} commands, {events} events, {ledger_s:.2f} s)")
-    print(f"{kind:<8} raw     {raw_cps:8.0f} saves/s    {events / raw_s:8.0f} events/s ({raw_s:.2f} s)")
+    print(
+        f"{kind:<8} ledger  {ledger_cps:8.0f} commands/s {events / ledger_s:8.0f} events/s "
+        f"({n} commands, {events} events, {ledger_s:.2f} s)"
+    )
+    print(
+        f"{kind:<8} raw     {raw_cps:8.0f} saves/s    {events / raw_s:8.0f} events/s ({raw_s:.2f} s)"
+    )
     print(f"{kind:<8} ratio ledger/raw = {ledger_cps / raw_cps:.2f}")
 
 
@@ -138,7 +142,7 @@ def latency_by_history(kind: str, history: int) -> None:
             window: list[float] = []
             for command in commands:
                 started = time.perf_counter()
-                events += len(app.execute(command).events)
+                events += app.execute(command).count
                 window.append(time.perf_counter() - started)
                 window = window[-400:]
                 for point in checkpoints:
@@ -148,14 +152,19 @@ def latency_by_history(kind: str, history: int) -> None:
                     break
             for point in checkpoints:
                 s = samples.get(point, [])
-                print(f"{kind:<8} at {point:>7} events: warm p50 {percentile(s, .5) * 1e3:6.3f} ms, "
-                      f"p99 {percentile(s, .99) * 1e3:6.3f} ms (last {len(s)} commands)")
+                p50, p99 = percentile(s, 0.5) * 1e3, percentile(s, 0.99) * 1e3
+                print(
+                    f"{kind:<8} at {point:>7} events: warm p50 {p50:6.3f} ms, "
+                    f"p99 {p99:6.3f} ms (last {len(s)} commands)"
+                )
             cold = LedgerApp(settings, keeper=OpenDeckKeeper(decks))
             started = time.perf_counter()
             table = cold.load("LAT-1")
-            print(f"{kind:<8} cold load of a {table.version}-event table "
-                  f"(snapshot every {settings.snapshot_interval}): "
-                  f"{(time.perf_counter() - started) * 1e3:.1f} ms")
+            print(
+                f"{kind:<8} cold load of a {table.version}-event table "
+                f"(snapshot every {settings.snapshot_interval}): "
+                f"{(time.perf_counter() - started) * 1e3:.1f} ms"
+            )
             cold.close()
         finally:
             app.close()
