@@ -124,7 +124,8 @@ def throughput(kind: str, hands: int) -> None:
         f"({n} commands, {events} events, {ledger_s:.2f} s)"
     )
     print(
-        f"{kind:<8} raw     {raw_cps:8.0f} saves/s    {events / raw_s:8.0f} events/s ({raw_s:.2f} s)"
+        f"{kind:<8} raw     {raw_cps:8.0f} saves/s    {events / raw_s:8.0f} events/s "
+        f"({raw_s:.2f} s)"
     )
     print(f"{kind:<8} ratio ledger/raw = {ledger_cps / raw_cps:.2f}")
 
