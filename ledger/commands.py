@@ -201,8 +201,14 @@ def command_from(name: str, data: dict[str, Any]) -> Command:
             {"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]}
             for e in exc.errors(include_url=False)
         ]
-        code = "invalid_command"
-        if any("unknown card" in p["problem"] or "card number" in p["problem"] for p in problems):
-            code = "unknown_card"
+        code = classify_problems(problems)
         summary = "; ".join(f"{p['field']}: {p['problem']}" for p in problems)
         raise InvalidInput(code, f"invalid {name}: {summary}", problems=problems) from None
+
+
+def classify_problems(problems: list[dict[str, str]]) -> str:
+    """The code of a malformed command: ``unknown_card`` when a card is not a card, else
+    ``invalid_command`` (the CLI and the HTTP API use the same rule)."""
+    if any("unknown card" in p["problem"] or "card number" in p["problem"] for p in problems):
+        return "unknown_card"
+    return "invalid_command"

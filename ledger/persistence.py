@@ -29,6 +29,7 @@ from ledger.errors import InvalidInput
 from ledger.settings import Settings
 
 COMMANDS_TABLE = "ledger_commands"
+TOKENS_TABLE = "ledger_tokens"
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,10 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
             "command_id TEXT PRIMARY KEY, table_id TEXT NOT NULL, command TEXT NOT NULL, "
             "payload_sha256 TEXT NOT NULL, result TEXT NOT NULL, "
             "recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))",
+            f"CREATE TABLE IF NOT EXISTS {TOKENS_TABLE} ("
+            "token_id TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL, role TEXT NOT NULL, "
+            "tables TEXT, seat INTEGER, label TEXT NOT NULL, created_at TEXT NOT NULL, "
+            "revoked_at TEXT)",
         ]
 
     def _insert_events(
@@ -136,6 +141,14 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
                 "payload_sha256 text NOT NULL, result text NOT NULL, "
                 "recorded_at timestamptz NOT NULL DEFAULT now())"
             ).format(schema, commands)
+        )
+        self.sql_create_statements.append(
+            SQL(
+                "CREATE TABLE IF NOT EXISTS {}.{} ("
+                "token_id text PRIMARY KEY, secret_sha256 text NOT NULL, role text NOT NULL, "
+                "tables text, seat integer, label text NOT NULL, created_at text NOT NULL, "
+                "revoked_at text)"
+            ).format(schema, Identifier(TOKENS_TABLE))
         )
         self._insert_command = SQL(
             "INSERT INTO {}.{} (command_id, table_id, command, payload_sha256, result) "

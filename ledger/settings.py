@@ -38,6 +38,10 @@ class Settings(BaseSettings):
     gaming_day_start: time = time(6, 0)
     """Local time at which a table's gaming day begins (accounting)."""
 
+    api_token_cache_seconds: float = Field(default=2.0, ge=0)
+    """How long the API trusts a token lookup; a revocation by another process takes effect
+    within this time (at once in the process that revoked)."""
+
     log_format: Literal["console", "json"] = "console"
     log_level: str = "WARNING"
 

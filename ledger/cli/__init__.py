@@ -41,7 +41,7 @@ def _register() -> None:
         importlib.import_module(f"ledger.cli.{name}")
 
 
-_COMMAND_MODULES: list[str] = ["demo", "simulate", "replay", "evaluate"]
+_COMMAND_MODULES: list[str] = ["demo", "simulate", "replay", "evaluate", "serve", "tokens"]
 
 
 def main() -> None:

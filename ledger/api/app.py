@@ -1,0 +1,83 @@
+"""The application factory: ``create_app(settings)`` gives the FastAPI app of the ledger."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+
+from ledger import __version__
+from ledger.api import admin, commands, errors, tables
+from ledger.api.auth import Principal, principal
+from ledger.api.metrics import CONTENT_TYPE, Metrics
+from ledger.application import LedgerApp
+from ledger.settings import Settings, get_settings
+from ledger.tokens import TokenStore
+
+DESCRIPTION = """\
+The table ledger over HTTP: table devices send commands, auditors and accountants read.
+
+Every route but `/health` takes `Authorization: Bearer <token>` (tokens are made with
+`ledger tokens create` or `POST /tokens`). Every error is
+`{"error": {"code": ..., "message": ..., "details": {...}}}` with a stable code.
+"""
+
+
+def create_app(settings: Settings | None = None, *, ledger: LedgerApp | None = None) -> FastAPI:
+    """The HTTP API over one ledger application (made from ``settings`` unless given)."""
+    settings = settings or get_settings()
+    owned = ledger is None
+    ledger = ledger or LedgerApp(settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        if owned:
+            ledger.close()
+
+    app = FastAPI(
+        title="Table ledger",
+        version=__version__,
+        description=DESCRIPTION,
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.ledger = ledger
+    app.state.tokens = TokenStore(ledger.recorder, settings.api_token_cache_seconds)
+    app.state.metrics = metrics = Metrics()
+    errors.install(app)
+    app.middleware("http")(metrics.middleware)
+    app.include_router(admin.router)
+    app.include_router(commands.router())
+    app.include_router(tables.router)
+
+    @app.get("/openapi.json", include_in_schema=False)
+    def openapi(_: Principal = Depends(principal)) -> JSONResponse:  # noqa: B008
+        return JSONResponse(app.openapi())
+
+    @app.get(
+        "/metrics",
+        tags=["service"],
+        summary="Prometheus metrics",
+        description="Token: any. Commands by name and outcome, errors by code, request latency, "
+        "projection lag.",
+        response_class=Response,
+        responses={200: {"content": {CONTENT_TYPE: {"schema": {"type": "string"}}},
+                         "description": "Prometheus text format."},
+                   **errors.responses()},
+    )
+    def metrics_text(request: Request, _: Principal = Depends(principal)) -> Response:  # noqa: B008
+        return Response(metrics.render(), media_type=CONTENT_TYPE)
+
+    return app
+
+
+def factory() -> Any:
+    """For ``uvicorn --factory ledger.api.app:factory`` (settings from the environment)."""
+    return create_app()

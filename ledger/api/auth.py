@@ -1,0 +1,103 @@
+"""Who is asking: bearer tokens to principals, and the checks each route declares.
+
+Every route but ``/health`` depends on :func:`principal`; a missing, unknown or revoked token is
+a 401 (``missing_token`` / ``invalid_token``; unknown and revoked look alike to the client, the
+log tells them apart). A role that may not use a route gets a 403 ``forbidden``; a device token
+naming another table gets ``table_not_in_scope``, a seat-bound one naming another seat
+``seat_not_in_scope``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from ledger.api.errors import ApiError, log
+from ledger.tokens import TokenStore
+
+_bearer = HTTPBearer(auto_error=False, description="`Authorization: Bearer ltk_...`")
+
+
+@dataclass(frozen=True)
+class Principal:
+    token_id: str
+    role: str
+    tables: frozenset[str] | None
+    seat: int | None
+    label: str
+
+    def may_use_table(self, code: str) -> bool:
+        if self.role != "device":
+            return True
+        return self.tables is not None and code.strip().upper() in self.tables
+
+    @property
+    def seats(self) -> frozenset[int]:
+        """Seats whose face-down cards this principal may see (all for None)."""
+        return frozenset() if self.seat is None else frozenset({self.seat})
+
+    @property
+    def sees_everything(self) -> bool:
+        return self.role == "auditor"
+
+
+def principal(
+    request: Request,
+    credentials: HTTPAuthorizationCredentials | None = Depends(_bearer),  # noqa: B008
+) -> Principal:
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise ApiError("missing_token", "send Authorization: Bearer <token>")
+    store: TokenStore = request.app.state.tokens
+    info = store.authenticate(credentials.credentials.strip())
+    if info is None or not info.active:
+        if info is not None:
+            log.warning("revoked_token_used", token_id=info.token_id, path=request.url.path)
+        raise ApiError("invalid_token", "the token is unknown or revoked")
+    found = Principal(
+        token_id=info.token_id,
+        role=info.role,
+        tables=None if info.tables is None else frozenset(info.tables),
+        seat=info.seat,
+        label=info.label,
+    )
+    request.state.principal = found
+    return found
+
+
+def require(*roles: str) -> Callable[..., Principal]:
+    """A dependency that admits only ``roles``."""
+
+    def check(who: Principal = Depends(principal)) -> Principal:  # noqa: B008
+        if who.role not in roles:
+            raise ApiError(
+                "forbidden",
+                f"this {who.role} token may not do this; it takes: {', '.join(roles)}",
+                role=who.role,
+                allowed=list(roles),
+            )
+        return who
+
+    return check
+
+
+def check_table(who: Principal, code: str) -> None:
+    if not who.may_use_table(code):
+        raise ApiError(
+            "table_not_in_scope",
+            f"this device token is not bound to table {code}",
+            table=code,
+        )
+
+
+def check_seat(who: Principal, seat: int | None) -> None:
+    """A seat-bound device acts for its own seat only."""
+    if who.seat is not None and seat != who.seat:
+        raise ApiError(
+            "seat_not_in_scope",
+            f"this device token acts for seat {who.seat} only",
+            seat=seat,
+            bound_seat=who.seat,
+        )

@@ -1,0 +1,171 @@
+"""Command endpoints: one per command of the application, each a thin translation.
+
+Every body carries the client-made ``command_id`` (idempotency: a repeated id returns the first
+answer, ``replayed: true`` and status 200, and appends nothing; the same id with a different
+command is ``command_id_reused``). The answer lists the events appended; the sealed deck is
+never in it, and face-down cards the caller may not see are ``null``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import APIRouter, Depends, Path, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from ledger.api.auth import Principal, check_seat, check_table, require
+from ledger.api.errors import ApiError, responses
+from ledger.api.models import CommandOut, body_model
+from ledger.api.visibility import CardFilter, hidden_cards, mask_events
+from ledger.application import LedgerApp
+from ledger.commands import (
+    COMMANDS_BY_NAME,
+    Act,
+    BuyIn,
+    CashOut,
+    ChangeConfig,
+    Command,
+    DealCards,
+    OpenTable,
+    PlaceWager,
+    Reveal,
+    SeatPlayer,
+    Settle,
+    StartHand,
+    UnseatPlayer,
+    VoidHand,
+    command_from,
+)
+from ledger.errors import LedgerError
+
+CODE_PATH = Path(
+    pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$", description="Table code (case-insensitive)."
+)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    command: type[Command]
+    path: str
+    summary: str
+    roles: tuple[str, ...] = ("device",)
+    seat_command: bool = False
+    """Seat-bound device tokens may send it, for their own seat."""
+
+
+ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint(OpenTable, "/tables", "Open a table", ("admin",)),
+    Endpoint(ChangeConfig, "/tables/{code}/config", "Change the configuration (COM-4)", ("admin",)),
+    Endpoint(SeatPlayer, "/tables/{code}/seats", "Seat a player"),
+    Endpoint(UnseatPlayer, "/tables/{code}/departures", "Unseat a player (COM-6)"),
+    Endpoint(BuyIn, "/tables/{code}/buy-ins", "Buy chips in (COM-3)"),
+    Endpoint(CashOut, "/tables/{code}/cash-outs", "Cash chips out"),
+    Endpoint(StartHand, "/tables/{code}/hands", "Start a hand"),
+    Endpoint(PlaceWager, "/tables/{code}/hands/current/wagers", "Place a wager", seat_command=True),
+    Endpoint(DealCards, "/tables/{code}/hands/current/deal", "Deal the next round (COM-8)"),
+    Endpoint(Act, "/tables/{code}/hands/current/actions", "Act for a seat", seat_command=True),
+    Endpoint(Reveal, "/tables/{code}/hands/current/reveal", "Reveal the hand to reveal"),
+    Endpoint(Settle, "/tables/{code}/hands/current/settle", "Settle the hand"),
+    Endpoint(VoidHand, "/tables/{code}/hands/current/void", "Void the hand (COM-5)"),
+)
+
+
+def run(request: Request, who: Principal, spec: Endpoint, code: str, body: BaseModel
+        ) -> JSONResponse:
+    """Check the caller's scope, build the command, execute it, answer with its events."""
+    data = body.model_dump(exclude_unset=True)
+    if spec.command is not OpenTable:
+        check_table(who, code)
+        data["table"] = code
+    if who.seat is not None:
+        if not spec.seat_command:
+            raise ApiError(
+                "forbidden",
+                f"a seat-bound device token only wagers and acts for seat {who.seat}",
+                role=who.role,
+            )
+        check_seat(who, data.get("seat"))
+    name = _NAMES[spec.command]
+    metrics = request.app.state.metrics
+    ledger: LedgerApp = request.app.state.ledger
+    try:
+        command = command_from(name, data)
+        result = ledger.execute(command)
+    except LedgerError:
+        metrics.command(name, "rejected")
+        raise
+    metrics.command(name, "replayed" if result.replayed else "appended")
+    answer = result.as_dict()
+    if not who.sees_everything:
+        cards = CardFilter(lambda: _hidden_now(ledger, command.table, who.seats))
+        answer["events"] = mask_events(answer["events"], cards)
+    return JSONResponse(answer, status_code=200 if result.replayed else 201)
+
+
+def _hidden_now(ledger: LedgerApp, code: str, seats: frozenset[int]
+                ) -> tuple[int | None, frozenset[str]]:
+    with ledger.reading(code) as table:
+        if table.state.hand is None:
+            return None, frozenset()
+        return table.state.hand_no, hidden_cards(ledger, table, seats)
+
+
+_NAMES: dict[type[Command], str] = {cls: name for name, cls in COMMANDS_BY_NAME.items()}
+
+
+def _endpoint(spec: Endpoint) -> Callable[..., JSONResponse]:
+    body_type = body_model(spec.command)
+    has_code = "{code}" in spec.path
+
+    def endpoint(request: Request, body: Any, who: Principal, code: str = "") -> JSONResponse:
+        table = code if has_code else str(getattr(body, "table", ""))
+        return run(request, who, spec, table, body)
+
+    params = [
+        inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Request),
+        inspect.Parameter("body", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=body_type),
+        inspect.Parameter(
+            "who",
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            annotation=Principal,
+            default=Depends(require(*spec.roles)),
+        ),
+    ]
+    if has_code:
+        params.append(
+            inspect.Parameter(
+                "code", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str, default=CODE_PATH
+            )
+        )
+    endpoint.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    return endpoint
+
+
+def router() -> APIRouter:
+    api = APIRouter(tags=["commands"])
+    for spec in ENDPOINTS:
+        name = _NAMES[spec.command]
+        roles = " or ".join(spec.roles)
+        seat_note = (
+            " A seat-bound device token may send it for its own seat." if spec.seat_command else ""
+        )
+        api.add_api_route(
+            spec.path,
+            _endpoint(spec),
+            methods=["POST"],
+            name=f"command:{name}",
+            operation_id=name,
+            summary=spec.summary,
+            description=f"`{name}` — {inspect.cleandoc(spec.command.__doc__ or '')}\n\n"
+            f"Token: {roles}.{seat_note}",
+            status_code=201,
+            response_model=CommandOut,
+            responses={200: {"model": CommandOut, "description": "Replayed: the first answer "
+                             "to this command_id; nothing appended."},
+                       **responses(403, 404, 409)},
+        )
+    return api

@@ -1,0 +1,203 @@
+"""One error shape for every refusal, and the one table from error codes to HTTP statuses.
+
+Every response that is not a success is ``{"error": {"code", "message", "details"}}``: domain
+errors (:class:`~ledger.errors.LedgerError` with their stable codes), request validation, missing
+or refused credentials, unknown routes and methods, and a last-resort ``internal_error`` (logged
+with its traceback). Each refusal is logged in one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ledger.commands import classify_problems
+from ledger.errors import (
+    ConcurrencyError,
+    InvalidInput,
+    LedgerError,
+    NotFound,
+    RuleViolation,
+    StateConflict,
+)
+from ledger.logs import get_logger
+
+log = get_logger("ledger.api")
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="Stable snake_case code (see the README's table).")
+    message: str = Field(description="For people; may change.")
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class ErrorBody(BaseModel):
+    """The body of every error response."""
+
+    error: ErrorDetail
+
+
+# --- codes -> HTTP statuses: the one table ---------------------------------------------------
+
+STATUS_BY_CODE: dict[str, int] = {
+    # credentials and permissions
+    "missing_token": 401,
+    "invalid_token": 401,
+    "forbidden": 403,
+    "table_not_in_scope": 403,
+    "seat_not_in_scope": 403,
+    # routing and request shape
+    "not_found": 404,
+    "method_not_allowed": 405,
+    "invalid_request": 422,
+    "invalid_command": 422,
+    "internal_error": 500,
+    # domain codes whose class default does not fit an HTTP request
+    "unknown_table": 404,
+    "unknown_hand": 404,
+    "unknown_token": 404,
+    "unknown_game": 422,
+    "seat_empty": 409,
+    "command_id_reused": 409,
+    "table_exists": 409,
+    "concurrent_updates": 409,
+}
+"""Status per code; codes not listed take their class's status below."""
+
+STATUS_BY_CLASS: tuple[tuple[type[LedgerError], int], ...] = (
+    (InvalidInput, 422),
+    (RuleViolation, 422),
+    (NotFound, 404),
+    (StateConflict, 409),
+    (ConcurrencyError, 409),
+    (LedgerError, 422),
+)
+
+# Refusal codes the API itself raises (the domain's own codes come with LedgerError).
+ERROR_CODES_BY_STATUS: Mapping[int, str] = {
+    401: "missing_token, invalid_token",
+    403: "forbidden, table_not_in_scope, seat_not_in_scope",
+    404: "not_found, unknown_table, unknown_hand, unknown_token",
+    405: "method_not_allowed",
+    409: "the table's state forbids it now: seat_taken, hand_in_progress, table_exists, "
+    "command_id_reused, concurrent_updates, ...",
+    422: "invalid_request, invalid_command, unknown_card, and the rules' refusals: out_of_turn, "
+    "wager_below_minimum, insufficient_chips, ...",
+    500: "internal_error",
+}
+
+
+def status_for(exc: LedgerError) -> int:
+    status = STATUS_BY_CODE.get(exc.code)
+    if status is not None:
+        return status
+    for cls, code_status in STATUS_BY_CLASS:
+        if isinstance(exc, cls):
+            return code_status
+    return 422  # pragma: no cover - LedgerError is last in the table
+
+
+class ApiError(LedgerError):
+    """A refusal made by the API layer itself (credentials, scope, routing)."""
+
+
+def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` declaring the error model for ``statuses`` (plus 422 and 500)."""
+    declared = sorted({*statuses, 401, 422, 500})
+    return {
+        s: {"model": ErrorBody, "description": f"Error: {ERROR_CODES_BY_STATUS.get(s, '')}"}
+        for s in declared
+    }
+
+
+# --- handlers --------------------------------------------------------------------------------
+
+
+def error_response(request: Request, exc: LedgerError, status: int | None = None) -> JSONResponse:
+    status = status or status_for(exc)
+    principal = getattr(request.state, "principal", None)
+    log.warning(
+        "request_refused",
+        method=request.method,
+        path=request.url.path,
+        status=status,
+        code=exc.code,
+        token_id=getattr(principal, "token_id", None),
+        client=request.client.host if request.client else None,
+    )
+    metrics = getattr(request.app.state, "metrics", None)
+    if metrics is not None:
+        metrics.error(exc.code)
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    body = {"error": {"code": exc.code, "message": exc.message, "details": _jsonable(exc.details)}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
+async def _ledger_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, LedgerError)
+    return error_response(request, exc)
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    problems = []
+    for e in exc.errors():
+        loc = [str(p) for p in e.get("loc", ()) if p != "body"]
+        problems.append({"field": ".".join(loc), "problem": str(e.get("msg", "invalid"))})
+    command = getattr(request.scope.get("route"), "name", "")
+    is_command = command.startswith("command:")
+    code = classify_problems(problems) if is_command else "invalid_request"
+    what = f"invalid {command.split(':', 1)[1]}" if is_command else "invalid request"
+    summary = "; ".join(f"{p['field'] or 'body'}: {p['problem']}" for p in problems)
+    error = InvalidInput(code, f"{what}: {summary}", problems=problems)
+    return error_response(request, error, 422)
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    codes = {404: "not_found", 405: "method_not_allowed", 401: "missing_token", 403: "forbidden"}
+    code = codes.get(exc.status_code, "invalid_request")
+    message = str(exc.detail) if exc.detail else code.replace("_", " ")
+    if exc.status_code == 404:
+        message = f"no such resource: {request.method} {request.url.path}"
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}"
+    response = error_response(request, ApiError(code, message), exc.status_code)
+    if exc.headers:
+        response.headers.update(exc.headers)
+    return response
+
+
+async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+    log.error(
+        "internal_error",
+        method=request.method,
+        path=request.url.path,
+        error=repr(exc),
+        exc_info=exc,
+    )
+    error = ApiError("internal_error", "the ledger failed to answer; the failure is logged")
+    return error_response(request, error, 500)
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(LedgerError, _ledger_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _internal_error)

@@ -1,0 +1,59 @@
+"""Table state: the table now, as each role may see it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+
+from ledger.api.auth import Principal, check_table, require
+from ledger.api.commands import CODE_PATH
+from ledger.api.errors import responses
+from ledger.api.models import TableOut
+from ledger.api.visibility import hidden_cards, mask
+from ledger.application import LedgerApp
+
+READERS = ("device", "auditor", "accounting", "admin")
+
+router = APIRouter(tags=["tables"])
+
+
+@router.get(
+    "/tables/{code}",
+    response_model=TableOut,
+    summary="The table now",
+    description="Configuration, seats, stacks, the hand in progress and the step it waits for. "
+    "Token: any role; a device token only for its own tables. Only an auditor's token sees "
+    "face-down cards (a seat-bound device token sees its own seat's); undealt cards are never "
+    "shown.",
+    responses=responses(403, 404),
+)
+def table_state(
+    request: Request,
+    code: str = CODE_PATH,
+    who: Principal = Depends(require(*READERS)),  # noqa: B008
+) -> dict[str, Any]:
+    check_table(who, code)
+    ledger: LedgerApp = request.app.state.ledger
+    with ledger.reading(code) as table:
+        state = table.state
+        hand = None if state.hand is None else state.hand.model_dump(mode="json")
+        if hand is not None and not who.sees_everything:
+            hidden = hidden_cards(ledger, table, who.seats)
+            hand = mask(hand, state.game.hand_type, hidden.__contains__)
+        return {
+            "code": state.code,
+            "game": state.game.name,
+            "currency": state.currency,
+            "timezone": state.timezone,
+            "version": table.version,
+            "config_version": state.config_version,
+            "config": state.config.model_dump(mode="json"),
+            "seats": {str(k): v for k, v in sorted(state.seats.items())},
+            "balances": dict(state.balances),
+            "button": state.button,
+            "hand_no": state.hand_no,
+            "hand": hand,
+            "step": state.next_step().model_dump(mode="json"),
+            "memo": None if state.memo is None else state.memo.model_dump(mode="json"),
+        }

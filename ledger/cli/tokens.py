@@ -1,0 +1,79 @@
+"""``ledger tokens``: create, list and revoke the API's bearer tokens."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ledger.cli import app
+from ledger.cli.common import DATABASE_OPTION, handle_errors, ledger_app
+
+tokens_app = typer.Typer(help="Bearer tokens of the HTTP API (stored hashed).",
+                         no_args_is_help=True)
+app.add_typer(tokens_app, name="tokens")
+
+
+@tokens_app.command("create")
+def create(
+    role: str = typer.Option(..., "--role", help="device, auditor, accounting or admin."),
+    tables: list[str] = typer.Option(  # noqa: B008
+        [], "--table", help="Device tokens: a table code it may use (repeat for more)."
+    ),
+    seat: int | None = typer.Option(None, "--seat", help="Device tokens: bind to this seat."),
+    label: str = typer.Option("", "--label", help="Who or what holds the token."),
+    as_json: bool = typer.Option(False, "--json", help="Print the token and its record as JSON."),
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """Create a token and print it. It is shown this once: only its SHA-256 is stored."""
+    from ledger.tokens import TokenStore
+
+    with ledger_app(database_url) as ledger, handle_errors(as_json):
+        token, info = TokenStore(ledger.recorder).create(
+            role, tables=tables or None, seat=seat, label=label
+        )
+    if as_json:
+        typer.echo(json.dumps({**info.as_dict(), "token": token}))
+        return
+    typer.echo(token)
+    scope = f" tables {', '.join(info.tables)}" if info.tables else ""
+    scope += f" seat {info.seat}" if info.seat is not None else ""
+    typer.echo(f"token {info.token_id}: {info.role}{scope} (shown once; store it now)", err=True)
+
+
+@tokens_app.command("list")
+def list_tokens(
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per token."),
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """List tokens (never their secrets), revoked ones included."""
+    from ledger.tokens import TokenStore
+
+    with ledger_app(database_url) as ledger:
+        found = TokenStore(ledger.recorder).all()
+    if as_json:
+        for info in found:
+            typer.echo(json.dumps(info.as_dict()))
+        return
+    table = Table("id", "role", "tables", "seat", "label", "created", "revoked")
+    for info in found:
+        table.add_row(info.token_id, info.role, ", ".join(info.tables or ()),
+                      "" if info.seat is None else str(info.seat), info.label,
+                      info.created_at[:19], (info.revoked_at or "")[:19])
+    Console().print(table)
+
+
+@tokens_app.command("revoke")
+def revoke(
+    token_id: str = typer.Argument(..., help="The token's id (from `ledger tokens list`)."),
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """Revoke a token: from now on it gets 401 (within LEDGER_API_TOKEN_CACHE_SECONDS in a
+    running server)."""
+    from ledger.tokens import TokenStore
+
+    with ledger_app(database_url) as ledger:
+        info = TokenStore(ledger.recorder).revoke(token_id)
+    typer.echo(f"token {info.token_id} ({info.role}) revoked at {info.revoked_at}")

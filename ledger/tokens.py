@@ -1,0 +1,213 @@
+"""Bearer tokens of the HTTP API: roles, scopes, hashed storage.
+
+A token is ``ltk_<token_id>_<secret>``: the ``token_id`` is public (it names the token in lists,
+logs and revocations), the secret is 256 random bits. Only the SHA-256 of the whole token is
+stored, in the ``ledger_tokens`` table of the ledger's own database (SQLite or PostgreSQL);
+checking a token looks it up by id and compares the digests in constant time. The token itself
+is shown once, when it is created.
+
+Roles (the API decides what each may do):
+
+``device``      commands for its own table codes; reads its tables' state without undealt or
+                hidden cards. Bound to one seat (``seat``), it sees that seat's cards and may only
+                wager and act for that seat.
+``auditor``     reads everything, hole cards included; never writes.
+``accounting``  accounting views and exports.
+``admin``       opens tables, changes their configuration, manages tokens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal, get_args
+
+from eventsourcing.persistence import Recorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+
+from ledger.commands import TABLE_CODE_PATTERN
+from ledger.errors import InvalidInput, NotFound
+from ledger.persistence import TOKENS_TABLE
+
+Role = Literal["device", "auditor", "accounting", "admin"]
+ROLES: tuple[str, ...] = get_args(Role)
+PREFIX = "ltk_"
+_TOKEN = re.compile(r"^ltk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
+_COLUMNS = "token_id, secret_sha256, role, tables, seat, label, created_at, revoked_at"
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """A stored token, without its secret."""
+
+    token_id: str
+    role: str
+    tables: tuple[str, ...] | None
+    """Table codes a device token may use (upper case); None for the other roles."""
+    seat: int | None
+    label: str
+    created_at: str
+    revoked_at: str | None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "token_id": self.token_id,
+            "role": self.role,
+            "tables": None if self.tables is None else list(self.tables),
+            "seat": self.seat,
+            "label": self.label,
+            "created_at": self.created_at,
+            "revoked_at": self.revoked_at,
+        }
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def check_scope(role: str, tables: list[str] | None, seat: int | None) -> tuple[str, ...] | None:
+    """Validate a token's role and scope; returns the normalised table codes."""
+    if role not in ROLES:
+        raise InvalidInput("invalid_role", f"unknown role {role!r}; roles: {', '.join(ROLES)}")
+    if role != "device":
+        if tables or seat is not None:
+            raise InvalidInput(
+                "invalid_token_scope", "only device tokens are bound to tables or a seat"
+            )
+        return None
+    codes = tuple(dict.fromkeys(t.strip().upper() for t in tables or ()))
+    if not codes:
+        raise InvalidInput("invalid_token_scope", "a device token names its table codes")
+    bad = [c for c in codes if not re.match(TABLE_CODE_PATTERN, c)]
+    if bad:
+        raise InvalidInput("invalid_token_scope", f"not table codes: {', '.join(bad)}")
+    if seat is not None and (len(codes) != 1 or not 1 <= seat <= 10):
+        raise InvalidInput(
+            "invalid_token_scope", "a seat-bound device token names one table and a seat 1-10"
+        )
+    return codes
+
+
+class TokenStore:
+    """Tokens in the ledger's database, through the application's recorder.
+
+    Lookups are cached for ``cache_seconds`` (a revocation made by this process takes effect at
+    once; one made by another process within that time).
+    """
+
+    def __init__(self, recorder: Recorder, cache_seconds: float = 0.0) -> None:
+        self._recorder: Any = recorder
+        self._sqlite = isinstance(recorder, SQLiteApplicationRecorder)
+        if self._sqlite:
+            self._table, self._p = TOKENS_TABLE, "?"
+        else:
+            schema = recorder.datastore.schema  # type: ignore[attr-defined]
+            self._table, self._p = f'"{schema}"."{TOKENS_TABLE}"', "%s"
+        self._cache_seconds = cache_seconds
+        self._cache: dict[str, tuple[float, TokenInfo | None, str]] = {}
+        self._guard = threading.Lock()
+
+    # --- managing -----------------------------------------------------------------------
+
+    def create(
+        self, role: str, *, tables: list[str] | None = None, seat: int | None = None,
+        label: str = "",
+    ) -> tuple[str, TokenInfo]:
+        """A new token: returns the token text (shown once) and what is stored."""
+        codes = check_scope(role, tables, seat)
+        token_id = secrets.token_hex(6)
+        token = f"{PREFIX}{token_id}_{secrets.token_urlsafe(32)}"
+        info = TokenInfo(token_id, role, codes, seat, label.strip()[:200], _now(), None)
+        self._execute(
+            f"INSERT INTO {self._table} ({_COLUMNS}) VALUES ({','.join([self._p] * 8)})",
+            (token_id, digest(token), role, None if codes is None else json.dumps(codes), seat,
+             info.label, info.created_at, None),
+        )
+        return token, info
+
+    def all(self, *, include_revoked: bool = True) -> list[TokenInfo]:
+        where = "" if include_revoked else " WHERE revoked_at IS NULL"
+        rows = self._query(f"SELECT {_COLUMNS} FROM {self._table}{where} ORDER BY created_at", ())
+        return [self._info(row)[0] for row in rows]
+
+    def get(self, token_id: str) -> TokenInfo:
+        rows = self._query(f"SELECT {_COLUMNS} FROM {self._table} WHERE token_id = {self._p}",
+                           (token_id,))
+        if not rows:
+            raise NotFound("unknown_token", f"no token {token_id!r}", token_id=token_id)
+        return self._info(rows[0])[0]
+
+    def revoke(self, token_id: str) -> TokenInfo:
+        """Revoke a token (revoking it again changes nothing)."""
+        info = self.get(token_id)
+        if info.active:
+            self._execute(
+                f"UPDATE {self._table} SET revoked_at = {self._p} WHERE token_id = {self._p} "
+                "AND revoked_at IS NULL",
+                (_now(), token_id),
+            )
+        with self._guard:
+            self._cache = {k: v for k, v in self._cache.items() if v[2] != token_id}
+        return self.get(token_id)
+
+    # --- checking -----------------------------------------------------------------------
+
+    def authenticate(self, token: str) -> TokenInfo | None:
+        """The stored token for ``token`` (revoked ones included), or None if unknown."""
+        now = time.monotonic()
+        if self._cache_seconds > 0:
+            with self._guard:
+                hit = self._cache.get(token)
+            if hit is not None and hit[0] > now:
+                return hit[1]
+        found = self._lookup(token)
+        if self._cache_seconds > 0:
+            with self._guard:
+                if len(self._cache) > 10_000:
+                    self._cache.clear()
+                tid = found.token_id if found is not None else ""
+                self._cache[token] = (now + self._cache_seconds, found, tid)
+        return found
+
+    def _lookup(self, token: str) -> TokenInfo | None:
+        match = _TOKEN.match(token)
+        if match is None:
+            return None
+        rows = self._query(f"SELECT {_COLUMNS} FROM {self._table} WHERE token_id = {self._p}",
+                           (match.group(1),))
+        if not rows:
+            return None
+        info, stored = self._info(rows[0])
+        return info if hmac.compare_digest(stored, digest(token)) else None
+
+    # --- plumbing -----------------------------------------------------------------------
+
+    def _info(self, row: Any) -> tuple[TokenInfo, str]:
+        values = tuple(row) if self._sqlite else tuple(row.values())
+        token_id, secret, role, tables, seat, label, created, revoked = values
+        codes = None if tables is None else tuple(json.loads(tables))
+        return TokenInfo(token_id, role, codes, seat, label, created, revoked), secret
+
+    def _execute(self, sql: str, params: tuple[Any, ...]) -> None:
+        with self._recorder.datastore.transaction(commit=True) as cursor:
+            cursor.execute(sql, params)
+
+    def _query(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
+        with self._recorder.datastore.transaction(commit=False) as cursor:
+            cursor.execute(sql, params)
+            return list(cursor.fetchall())
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
