@@ -1,0 +1,222 @@
+"""Commands over HTTP: idempotency, the error shape, hidden cards, OpenAPI and metrics."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import structlog
+from fastapi.testclient import TestClient
+
+from ledger.api import create_app
+from ledger.api.errors import STATUS_BY_CODE
+from ledger.settings import Settings
+from tests.support.http import Tokens, assert_error, bearer, events_stored, make_tokens
+
+
+@pytest.fixture
+def api(store_settings: Settings) -> Iterator[tuple[TestClient, Tokens]]:
+    app = create_app(store_settings)
+    tokens = make_tokens(app, ["T1", "R1"])
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield client, tokens
+
+
+def post(client: TestClient, token: str, path: str, **body: Any) -> Any:
+    return client.post(path, json=body, headers=bearer(token))
+
+
+def seated(client: TestClient, tokens: Tokens, code: str = "T1", config: Any = None) -> None:
+    r = client.post("/tables", json={"command_id": f"open-{code}", "table": code,
+                                     "game": "caribbean-stud", "config": config or {}},
+                    headers=bearer(tokens.admin))
+    assert r.status_code == 201, r.text
+    for seat in (1, 2):
+        post(client, tokens.device, f"/tables/{code}/seats", command_id=f"{code}-s{seat}",
+             seat=seat, player=f"p{seat}")
+        post(client, tokens.device, f"/tables/{code}/buy-ins", command_id=f"{code}-b{seat}",
+             seat=seat, amount=50_000)
+
+
+def dealt_hand(client: TestClient, tokens: Tokens) -> Any:
+    seated(client, tokens)
+    post(client, tokens.device, "/tables/T1/hands", command_id="h1")
+    for seat in (1, 2):
+        post(client, tokens.device, "/tables/T1/hands/current/wagers", command_id=f"w{seat}",
+             seat=seat, kind="ante", amount=1_000)
+    return post(client, tokens.device, "/tables/T1/hands/current/deal", command_id="d1")
+
+
+def test_a_repeated_command_id_returns_the_first_answer_and_appends_nothing(
+    api: tuple[TestClient, Tokens],
+) -> None:
+    client, tokens = api
+    seated(client, tokens)
+    first = post(client, tokens.device, "/tables/T1/hands", command_id="start-1")
+    assert first.status_code == 201 and first.json()["replayed"] is False
+    count = events_stored(client)
+    again = post(client, tokens.device, "/tables/T1/hands", command_id="start-1")
+    assert again.status_code == 200 and again.json()["replayed"] is True
+    assert again.json()["events"] == first.json()["events"]
+    assert events_stored(client) == count
+    other = post(client, tokens.device, "/tables/T1/buy-ins", command_id="start-1", seat=1,
+                 amount=5)
+    assert_error(other, 409, "command_id_reused")
+    assert events_stored(client) == count
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "code"),
+    [
+        ("/tables/T1/seats", {"seat": 1, "player": "p1"}, 422, "invalid_command"),
+        ("/tables/T1/seats", {"command_id": "x", "seat": 99, "player": "p"}, 422,
+         "invalid_command"),
+        ("/tables/T1/seats", {"command_id": "x", "seat": 1, "player": "p", "table": "T9"}, 422,
+         "invalid_command"),
+        ("/tables/T1/seats", {"command_id": "x", "seat": 1, "player": "q"}, 409, "seat_taken"),
+        ("/tables/T1/buy-ins", {"command_id": "x", "seat": 5, "amount": 10}, 409, "seat_empty"),
+        ("/tables/T1/hands/current/wagers", {"command_id": "x", "seat": 1, "kind": "ante",
+                                             "amount": 10}, 409, "no_hand_in_progress"),
+        ("/tables/T1/hands/current/deal", {"command_id": "x", "cards": {"1": ["Zz"]}}, 422,
+         "unknown_card"),
+        ("/tables/NOPE/hands", {"command_id": "x"}, 404, "unknown_table"),
+        ("/tables/T1/cash-outs", {"command_id": "x", "seat": 1, "amount": 10**9}, 422,
+         "insufficient_chips"),
+    ],
+)
+def test_refusals_are_coded_and_append_nothing(
+    api: tuple[TestClient, Tokens], path: str, body: dict[str, Any], status: int, code: str
+) -> None:
+    client, tokens = api
+    tokens.device = client.app.state.tokens.create(  # type: ignore[attr-defined]
+        "device", tables=["T1", "NOPE"])[0]
+    seated(client, tokens)
+    before = events_stored(client)
+    assert_error(client.post(path, json=body, headers=bearer(tokens.device)), status, code)
+    assert events_stored(client) == before
+
+
+def test_malformed_json_unknown_routes_and_methods_have_the_error_shape(
+    api: tuple[TestClient, Tokens],
+) -> None:
+    client, tokens = api
+    h = {**bearer(tokens.admin), "Content-Type": "application/json"}
+    assert_error(client.post("/tables", content=b"{not json", headers=h), 422, "invalid_command")
+    assert_error(client.get("/nowhere", headers=h), 404, "not_found")
+    assert_error(client.put("/tables", headers=h), 405, "method_not_allowed")
+    assert_error(client.post("/tokens", json={"role": "boss"}, headers=h), 422, "invalid_role")
+
+
+def test_an_unexpected_failure_is_a_logged_500_with_the_error_shape(
+    api: tuple[TestClient, Tokens], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client, tokens = api
+    seated(client, tokens)
+
+    def boom(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(client.app.state.ledger, "execute", boom)  # type: ignore[attr-defined]
+    with structlog.testing.capture_logs() as logs:
+        r = post(client, tokens.device, "/tables/T1/hands", command_id="h")
+    assert_error(r, 500, "internal_error")
+    assert "disk on fire" not in r.text
+    assert [e["event"] for e in logs] == ["internal_error", "request_refused"]
+    assert "disk on fire" in logs[0]["error"]
+
+
+def test_devices_never_see_hidden_cards_auditors_do(api: tuple[TestClient, Tokens]) -> None:
+    client, tokens = api
+    deal = dealt_hand(client, tokens)
+    assert deal.status_code == 201
+    dealt = deal.json()["events"][0]["dealt"]
+    assert all(c is None for d in dealt for c in d["down"])
+    assert [len(d["down"]) for d in dealt] == [5, 5, 4]
+    assert dealt[-1]["up"][0] is not None  # the dealer's up card is public (CSP-1)
+
+    device = client.get("/tables/T1", headers=bearer(tokens.device)).json()["hand"]
+    assert all(c is None for s in device["seats"] for c in s["cards"])
+    assert device["dealer_down"] == [None] * 4 and device["dealer_up"][0] is not None
+    auditor = client.get("/tables/T1", headers=bearer(tokens.auditor)).json()["hand"]
+    assert all(c is not None for s in auditor["seats"] for c in s["cards"])
+
+    made = post(client, tokens.admin, "/tokens", role="device", tables=["T1"], seat=2)
+    seat2 = client.get("/tables/T1", headers=bearer(made.json()["token"])).json()["hand"]
+    cards = {s["seat"]: s["cards"] for s in seat2["seats"]}
+    assert all(c is None for c in cards[1]) and all(c is not None for c in cards[2])
+    assert cards[2] == next(s["cards"] for s in auditor["seats"] if s["seat"] == 2)
+
+    for seat in (1, 2):
+        post(client, tokens.device, "/tables/T1/hands/current/actions", command_id=f"a{seat}",
+             seat=seat, action="play")
+    reveal = post(client, tokens.device, "/tables/T1/hands/current/reveal", command_id="r")
+    assert None not in reveal.json()["events"][0]["cards"]
+    device = client.get("/tables/T1", headers=bearer(tokens.device)).json()["hand"]
+    assert None not in device["dealer_down"]
+    settle = post(client, tokens.device, "/tables/T1/hands/current/settle", command_id="s")
+    assert settle.status_code == 201 and len(settle.json()["events"][0]["deck"]) == 52
+
+
+def test_the_sealed_deck_is_in_no_answer(api: tuple[TestClient, Tokens]) -> None:
+    client, tokens = api
+    seated(client, tokens)
+    start = post(client, tokens.device, "/tables/T1/hands", command_id="h1")
+    assert "sealed_deck" not in start.text and start.json()["events"][0]["deck_commitment"]
+    for token in (tokens.auditor, tokens.device, tokens.admin):
+        assert "sealed_deck" not in client.get("/tables/T1", headers=bearer(token)).text
+
+
+def test_a_recorded_table_takes_the_cards_from_the_device(api: tuple[TestClient, Tokens]) -> None:
+    client, tokens = api
+    seated(client, tokens, "R1", {"card_source": "recorded"})
+    post(client, tokens.device, "/tables/R1/hands", command_id="rh")
+    post(client, tokens.device, "/tables/R1/hands/current/wagers", command_id="rw", seat=1,
+         kind="ante", amount=1_000)
+    cards = {"1": ["2h", "6h", "9h", "Jh", "Kh"], "dealer": ["8c", "8d", "3h", "5s", "Kc"]}
+    dup = {"1": ["2h", "2h", "9h", "Jh", "Kh"], "dealer": ["8c", "8d", "3h", "5s", "Kc"]}
+    before = events_stored(client)
+    assert_error(post(client, tokens.device, "/tables/R1/hands/current/deal", command_id="rd0",
+                      cards=dup), 422, "duplicate_card")
+    assert events_stored(client) == before
+    r = post(client, tokens.device, "/tables/R1/hands/current/deal", command_id="rd", cards=cards)
+    assert r.status_code == 201, r.text
+    auditor = client.get("/tables/R1", headers=bearer(tokens.auditor)).json()["hand"]
+    assert auditor["seats"][0]["cards"] == cards["1"]
+
+
+def test_openapi_declares_every_route_and_its_errors(api: tuple[TestClient, Tokens]) -> None:
+    client, tokens = api
+    assert_error(client.get("/openapi.json"), 401, "missing_token")
+    doc = client.get("/openapi.json", headers=bearer(tokens.device)).json()
+    assert "ErrorBody" in doc["components"]["schemas"]
+    assert doc["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+    for path, operations in doc["paths"].items():
+        for method, op in operations.items():
+            codes = set(op["responses"])
+            assert {"422", "500"} <= codes, (method, path)
+            for status, response in op["responses"].items():
+                if int(status) >= 400:
+                    ref = json.dumps(response)
+                    assert "ErrorBody" in ref, (method, path, status)
+            if path != "/health":
+                assert "401" in codes and op.get("security"), (method, path)
+    assert "/tables/{code}/hands/current/actions" in doc["paths"]
+
+
+def test_metrics_count_commands_errors_and_latency(api: tuple[TestClient, Tokens]) -> None:
+    client, tokens = api
+    seated(client, tokens)
+    post(client, tokens.device, "/tables/T1/hands/current/settle", command_id="too-early")
+    text = client.get("/metrics", headers=bearer(tokens.auditor)).text
+    assert 'ledger_commands_total{command="seat_player",outcome="appended"} 2.0' in text
+    assert 'ledger_commands_total{command="settle",outcome="rejected"} 1.0' in text
+    assert 'ledger_errors_total{code="no_hand_in_progress"} 1.0' in text
+    assert 'ledger_http_request_duration_seconds_bucket{le="0.1",method="POST",' \
+           'route="/tables/{code}/seats",status="201"}' in text
+
+
+def test_every_api_code_has_one_status() -> None:
+    assert all(100 <= s < 600 for s in STATUS_BY_CODE.values())
+    assert STATUS_BY_CODE["missing_token"] == STATUS_BY_CODE["invalid_token"] == 401
