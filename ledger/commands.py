@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
 
 from ledger.cards import Card
 
@@ -28,6 +28,15 @@ class Command(BaseModel):
     @property
     def name(self) -> str:
         return _NAMES[type(self)]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nul(cls, data: Any) -> Any:
+        """No text anywhere in a command may hold a NUL character (PostgreSQL refuses them in
+        text, and no card, code or name needs one)."""
+        if _holds_nul(data):
+            raise ValueError("text must not contain NUL (\\x00) characters")
+        return data
 
 
 # --- table commands ------------------------------------------------------------------------
@@ -212,3 +221,13 @@ def classify_problems(problems: list[dict[str, str]]) -> str:
     if any("unknown card" in p["problem"] or "card number" in p["problem"] for p in problems):
         return "unknown_card"
     return "invalid_command"
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_holds_nul(v) for v in value)
+    return False

@@ -126,6 +126,8 @@ class TokenStore:
     ) -> tuple[str, TokenInfo]:
         """A new token: returns the token text (shown once) and what is stored."""
         codes = check_scope(role, tables, seat)
+        if "\x00" in label:
+            raise InvalidInput("invalid_label", "a token label must not contain NUL characters")
         token_id = secrets.token_hex(6)
         token = f"{PREFIX}{token_id}_{secrets.token_urlsafe(32)}"
         info = TokenInfo(token_id, role, codes, seat, label.strip()[:200], _now(), None)

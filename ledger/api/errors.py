@@ -8,6 +8,7 @@ with its traceback). Each refusal is logged in one line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -169,8 +170,16 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     return error_response(request, error, 422)
 
 
+def _invalid_code(request: Request) -> str:
+    route = getattr(request.scope.get("route"), "name", "")
+    return "invalid_command" if route.startswith("command:") else "invalid_request"
+
+
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 400:  # a body that is not JSON at all: one status for bad input
+        error = InvalidInput(_invalid_code(request), f"unreadable request body: {exc.detail}")
+        return error_response(request, error, 422)
     codes = {404: "not_found", 405: "method_not_allowed", 401: "missing_token", 403: "forbidden"}
     code = codes.get(exc.status_code, "invalid_request")
     message = str(exc.detail) if exc.detail else code.replace("_", " ")
@@ -181,7 +190,21 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     response = error_response(request, ApiError(code, message), exc.status_code)
     if exc.headers:
         response.headers.update(exc.headers)
+    if exc.status_code == 405:
+        response.headers["Allow"] = ", ".join(allowed_methods(request.app, request.url.path))
     return response
+
+
+def allowed_methods(app: FastAPI, path: str) -> list[str]:
+    """Every method the OpenAPI document lists for ``path`` (routes may be split by method)."""
+    table = getattr(app.state, "allow_table", None)
+    if table is None:
+        table = []
+        for template, operations in app.openapi()["paths"].items():
+            pattern = re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(template))
+            table.append((re.compile(f"^{pattern}$"), sorted(m.upper() for m in operations)))
+        app.state.allow_table = table
+    return sorted({m for pattern, methods in table if pattern.match(path) for m in methods})
 
 
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:

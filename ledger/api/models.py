@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ledger.commands import Command, OpenTable
 from ledger.games.base import Step
+from ledger.tokens import Role
 
 
 @cache
@@ -85,7 +86,7 @@ class TableOut(BaseModel):
 class TokenIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    role: str = Field(description="device, auditor, accounting or admin.")
+    role: Role
     tables: list[str] | None = Field(default=None, description="Device tokens: table codes.")
     seat: int | None = Field(default=None, description="Device tokens: bind to one seat.")
     label: str = Field(default="", max_length=200)
