@@ -106,7 +106,9 @@ def test_malformed_json_unknown_routes_and_methods_have_the_error_shape(
     assert_error(client.post("/tables", content=b"{not json", headers=h), 422, "invalid_command")
     assert_error(client.get("/nowhere", headers=h), 404, "not_found")
     assert_error(client.put("/tables", headers=h), 405, "method_not_allowed")
-    assert_error(client.post("/tokens", json={"role": "boss"}, headers=h), 422, "invalid_role")
+    assert_error(client.post("/tokens", json={"role": "boss"}, headers=h), 422, "invalid_request")
+    assert_error(client.post("/tokens", json={"role": "auditor", "tables": ["T1"]}, headers=h),
+                 422, "invalid_token_scope")
 
 
 def test_an_unexpected_failure_is_a_logged_500_with_the_error_shape(
