@@ -159,17 +159,24 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
             "WHERE command_id = %s"
         ).format(schema, commands)
 
-    def _insert_events(
+    def _insert_stored_events(
         self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> None:
-        # Runs in the same transaction (and pipeline) as the events, on its own cursor.
+        # After the events, in their transaction and pipeline: the library
+        # syncs the pipeline right after this, so a repeated command id surfaces there as an
+        # IntegrityError, like a version clash. (Sent before the events, a unique violation
+        # aborted the pipeline and came back as an OperationalError, which the library
+        # retries ten times before giving up.)
+        super()._insert_stored_events(curs, stored_events, **kwargs)
         row: CommandRow | None = kwargs.get("command_row")
         if row is not None:
-            curs.execute(
-                self._insert_command,
-                (row.command_id, row.table_id, row.command, row.payload_sha256, row.result),
-                prepare=True,
-            )
+            # Its own cursor: the library reads the events' notification ids from ``curs``.
+            with curs.connection.cursor() as own:
+                own.execute(
+                    self._insert_command,
+                    (row.command_id, row.table_id, row.command, row.payload_sha256, row.result),
+                    prepare=True,
+                )
 
     def select_command(self, command_id: str) -> CommandRow | None:
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
