@@ -55,7 +55,12 @@ class Table:
 
     def __init__(self, config: Mapping[str, Any] | None = None,
                  decks: Iterable[Sequence[int]] | None = None) -> None:
-        self.state = opened(config)
+        self.opened = TableState.open(OpenTable(
+            command_id="open", table=CODE, game="chinese-poker", config=dict(config or {}),
+        ))
+        self.state = TableState(self.opened)
+        self.log: list[Record] = []
+        """Every record appended since the opening, in order (for replays)."""
         self.keeper = OpenDeckKeeper(decks)
         self._n = 0
 
@@ -64,7 +69,16 @@ class Table:
         return f"c{self._n}"
 
     def run(self, command: Command) -> list[Record]:
-        return self.state.execute(command, self.keeper)
+        records = self.state.execute(command, self.keeper)
+        self.log.extend(records)
+        return records
+
+    def replayed(self) -> TableState:
+        """A new table state rebuilt from the opening and every record appended since."""
+        state = TableState(self.opened)
+        for record in self.log:
+            state.apply(record)
+        return state
 
     def seat(self, seat: int, player: str | None = None, buy: int | None = 2_000,
              kind: str = "buy_in") -> None:
