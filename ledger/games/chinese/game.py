@@ -23,7 +23,8 @@ Decisions where the rule book is silent (the rest are in the modules they govern
   holding an automatic win who does not declare plays the hand as set.
 - Leaving (COM-6): a player who leaves before setting has folded; in Chinese Poker that is a
   fouled hand (CHP-3): it pays the foul penalty and the bonuses. A player who leaves after
-  setting keeps the hand in play. Chips in play stay in play until the settlement either way.
+  setting keeps the hand in play. Chips in play stay in play until the settlement either way
+  (COM-3: nobody adds or removes chips during a hand).
 - Misdeals (CHP-10) are voided through the table's ``VoidHand`` (COM-5): every chip moved in
   the hand, the fee and the stakes, goes back. A wrong number of cards reported by a card reader
   is refused outright by the table, which then voids the hand.

@@ -16,9 +16,10 @@ the opposite, so the points of the table net to zero before table stakes apply.
   wins brings its bonus (CHP-5), paid only by the opponent whose same segment it beats
   (**decision**); ``basic``: no scoop value, no bonuses, no super bonus.
 - Super bonus (CHP-6, ``mandarin``): with all four seats played, a played hand that scoops all
-  three opponents collects 9 from each instead of 6, plus its bonuses. **Decisions:** a fouled
-  opponent counts as scooped, an opponent with an automatic win does not; a hand settled as an
-  automatic win is not "scooping" (CHP-7 settles its pairs).
+  three opponents collects 9 from each instead of 6, plus its bonuses. **Decisions:** "all four
+  seats played" means four players dealt in (a player who left before setting counts, fouled);
+  a fouled opponent counts as scooped, an opponent with an automatic win does not; a hand
+  settled as an automatic win is not "scooping" (CHP-7 settles its pairs).
 
 Every comparison is made by :mod:`ledger.evaluation.chinese` and :mod:`ledger.evaluation.high`.
 """

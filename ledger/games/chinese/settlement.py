@@ -56,7 +56,8 @@ def settle(config: ChineseConfig, hand: ChineseHand) -> HandSettled:
             if paid:
                 transfers.append(accounts.transfer(
                     accounts.spot(payer, STAKE), accounts.player(players[creditor]), paid,
-                    score.rule, f"{_points(score.points)}, seat {payer} to seat {creditor}",
+                    score.rule, f"{_points(score.points)}, seat {payer} to seat {creditor}"
+                    + ("; capped by table stakes (CHP-8)" if withheld else ""),
                 ))
             rule = "CHP-8" if withheld else score.rule
             outcomes.append(Outcome(
