@@ -7,8 +7,15 @@ from typing import Any
 from ledger.errors import NotFound
 from ledger.games.base import Game
 from ledger.games.caribbean import CaribbeanStud
+from ledger.games.chinese import ChinesePoker
 
-GAMES: dict[str, Game[Any, Any]] = {game.name: game for game in (CaribbeanStud(),)}
+GAMES: dict[str, Game[Any, Any]] = {
+    game.name: game
+    for game in (
+        CaribbeanStud(),
+        ChinesePoker(),
+    )
+}
 
 
 def get_game(name: str) -> Game[Any, Any]:
