@@ -119,6 +119,8 @@ class TableState:
         """Chips moved during the hand in progress, ``"src>dst"`` -> amount (reversed by a void)."""
         self.hand_cards: list[int] = []
         """Every card dealt in the hand in progress, in dealing order."""
+        self.hand_players: list[str] = []
+        """The players dealt into the hand in progress (whatever seat they sit at now)."""
         self.sealed_deck: str | None = None
         accounts.apply_transfers(self.balances, opened.transfers)
 
@@ -344,7 +346,9 @@ class TableState:
             raise NotFound("seat_empty", f"seat {seat} has no player", seat=seat) from None
 
     def _no_chip_movement_in_hand(self, seat: int, what: str) -> None:
-        if self.seat_in_hand(seat):
+        if self.seat_in_hand(seat) or (
+            self.hand is not None and self.seats.get(seat) in self.hand_players
+        ):
             raise StateConflict(
                 "hand_in_progress",
                 f"seat {seat} is in hand {self.hand_no}: nobody may {what} during a hand (COM-3)",
@@ -377,6 +381,7 @@ class TableState:
             self.sealed_deck = record.sealed_deck
             self.hand_flows = {}
             self.hand_cards = []
+            self.hand_players = [e.player for e in record.seats]
         elif isinstance(record, CardsDealt):
             for d in record.dealt:
                 self.hand_cards.extend(d.cards)
@@ -384,6 +389,7 @@ class TableState:
         if self.hand is None:
             self.hand_flows = {}
             self.hand_cards = []
+            self.hand_players = []
             self.sealed_deck = None
             return
         for t in transfers:
@@ -417,6 +423,7 @@ class TableState:
             "memo": None if self.memo is None else self.memo.model_dump(mode="json"),
             "hand_flows": dict(self.hand_flows),
             "hand_cards": list(self.hand_cards),
+            "hand_players": list(self.hand_players),
             "sealed_deck": self.sealed_deck,
         }
 
@@ -440,6 +447,7 @@ class TableState:
         state.memo = None if memo is None or memo_type is None else memo_type.model_validate(memo)
         state.hand_flows = dict(data["hand_flows"])
         state.hand_cards = list(data["hand_cards"])
+        state.hand_players = list(data.get("hand_players", []))
         state.sealed_deck = data["sealed_deck"]
         return state
 

@@ -9,6 +9,7 @@ from typing import Any
 from ledger.errors import NotFound
 from ledger.games.base import TableView
 from ledger.sim.base import Bot
+from ledger.sim import chinese
 from ledger.sim.caribbean import CaribbeanBot
 
 
@@ -21,6 +22,8 @@ class TopUp:
 @dataclass(frozen=True)
 class Profile:
     game: str
+    code: str
+    """Short table code prefix used by the demo (``CSP`` -> table ``CSP-1``)."""
     make_bot: Callable[[], Bot]
     players: int
     """Players seated by default."""
@@ -37,12 +40,25 @@ def _stack_at_least(minimum: int, buy: int) -> Callable[[TableView, int], TopUp 
     return top_up
 
 
+def _chinese_top_up(table: TableView, seat: int) -> TopUp | None:
+    wanted = chinese.top_up(table, seat)
+    return None if wanted is None else TopUp(amount=wanted[0], kind=wanted[1])
+
+
 PROFILES: dict[str, Profile] = {
     "caribbean-stud": Profile(
         game="caribbean-stud",
+        code="CSP",
         make_bot=CaribbeanBot,
         players=5,
         top_up=_stack_at_least(minimum=20_000, buy=100_000),
+    ),
+    "chinese-poker": Profile(
+        game="chinese-poker",
+        code="CHP",
+        make_bot=chinese.ChineseBot,
+        players=4,
+        top_up=_chinese_top_up,
     ),
 }
 
