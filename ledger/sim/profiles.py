@@ -8,8 +8,8 @@ from typing import Any
 
 from ledger.errors import NotFound
 from ledger.games.base import TableView
-from ledger.sim.base import Bot
 from ledger.sim import chinese
+from ledger.sim.base import Bot
 from ledger.sim.caribbean import CaribbeanBot
 
 
