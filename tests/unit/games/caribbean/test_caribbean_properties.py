@@ -35,7 +35,9 @@ def test_chips_are_conserved_and_settlements_reproduce(
     config = {"max_aggregate_payout": cap} if cap else {}
     rng = random.Random(seed)
     decks = OpenDeckKeeper(tuple(rng.sample(range(52), 52)) for _ in range(100))
-    t = PureTable("caribbean-stud", config, {s: 30_000 for s in range(1, players + 1)}, keeper=decks)
+    t = PureTable(
+        "caribbean-stud", config, {s: 30_000 for s in range(1, players + 1)}, keeper=decks
+    )
     bot = CaribbeanBot()
     ids = CommandIds("T1", "p")
     for _ in range(20):
