@@ -12,7 +12,7 @@ no I/O, no logging. Its tables are built in memory at import.
 
 from __future__ import annotations
 
-from ledger.evaluation import hcf, high, low
+from ledger.evaluation import caribbean, chinese, hcf, high, low
 from ledger.evaluation.high import Category
 
-__all__ = ["Category", "hcf", "high", "low"]
+__all__ = ["Category", "caribbean", "chinese", "hcf", "high", "low"]

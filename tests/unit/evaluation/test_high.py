@@ -171,7 +171,7 @@ TEXTBOOK_FIVE_CARD_COUNTS = {
 def test_csp_5_all_2598960_five_card_hands_have_the_textbook_category_counts() -> None:
     started = time.perf_counter()
     strengths = Counter(map(evaluate, combinations(range(52), 5)))
-    by_category = Counter()
+    by_category: Counter[Category] = Counter()
     for value, count in strengths.items():
         by_category[category(value)] += count
     assert dict(by_category) == TEXTBOOK_FIVE_CARD_COUNTS
