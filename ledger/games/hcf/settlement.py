@@ -237,7 +237,7 @@ def _settle_seat(
         if r.result == "win":
             cap.take(r.winnings)
             book.move(accounts.BANK, player, paid, r.rule, "winnings")
-        note = r.note + (f"; {withheld} withheld by the COM-7 cap" if withheld else "")
+        note = f"{r.rule}: {r.note}; {withheld} withheld by the COM-7 cap" if withheld else r.note
         book.outcomes.append(Outcome(
             seat=seat.seat, wager=r.kind, result=r.result, stake=r.stake,
             amount=-r.stake if r.result == "lose" else paid, withheld=withheld,
