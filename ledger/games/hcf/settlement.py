@@ -159,12 +159,13 @@ def settle(config: HcfConfig, hand: HcfHand) -> HandSettled:
     book = _Ledger(hand.funds)
     for number in hand.folds:
         _settle_fold(book, hand.seat(number))
-    standing = [s for s in hand.live if s.decision == "raise"]
+    order = counter_clockwise_before(
+        hand.dp, [s.seat for s in hand.live if s.decision == "raise"]
+    )
     dead: set[int] = set()
-    if standing:
+    if order:
         dp = DpHand.of(hand.dp_cards)
         cap = PayoutCap(config.max_aggregate_payout)
-        order = counter_clockwise_before(hand.dp, [s.seat for s in standing])
         decided = {n: wager_results(config, hand.seat(n), dp) for n in order}
         if config.coverage_policy == "collect-first":
             order = tuple(sorted(order, key=lambda n: net_winnings(decided[n]) > 0))
@@ -172,8 +173,8 @@ def settle(config: HcfConfig, hand: HcfHand) -> HandSettled:
             if not _settle_seat(book, hand.seat(number), decided[number], cap):
                 dead.add(number)
     funds_left = book.funds
-    took_part = [n for n in (*hand.folds, *(s.seat for s in standing)) if n not in dead]
-    for number in (*hand.folds, *(s.seat for s in standing)):
+    took_part = [n for n in (*hand.folds, *order) if n not in dead]
+    for number in (*hand.folds, *order):
         _fee(book, config, hand.seat(number), number in dead)
     _dp_result(book, config, hand, bool(took_part))
     return HandSettled(

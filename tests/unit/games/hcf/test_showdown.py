@@ -69,7 +69,7 @@ def test_hcf_7_seats_settle_from_the_right_of_the_button_counter_clockwise() -> 
     assert paid == ["player:p3", "player:p2", "player:p1", "player:p7", "player:p6", "player:p5"]
 
 
-def test_hcf_8_a_dp_without_a_three_card_nine_high_flush_pays_the_ante_and_pushes_the_raise() -> None:
+def test_hcf_8_a_dp_below_a_three_card_nine_high_flush_pays_the_ante_pushes_the_raise() -> None:
     # the DP's best suit is 8-7-2 of clubs: no qualifying flush; the player's hand is worse still
     _, s = showdown("8c 7c 2c 6d 4d 3h 5s", {2: "Ts 4s Jh 9d Qc 2h 3s"}, raises={2: 1_000})
     ante, rse = outcome(s, 2, "ante"), outcome(s, 2, "raise")
@@ -106,7 +106,8 @@ def test_hcf_9_a_worse_hand_loses_ante_and_raise_to_the_bank() -> None:
     assert results(s, 2) == ("lose", "lose")
     assert outcome(s, 2, "ante").amount == -1_000
     lost = [(t.src, t.dst, t.amount, t.rule) for t in s.transfers if t.dst == accounts.BANK]
-    assert lost == [("spot:2:ante", "bank", 1_000, "HCF-9"), ("spot:2:raise", "bank", 1_000, "HCF-9")]
+    assert lost == [
+        ("spot:2:ante", "bank", 1_000, "HCF-9"), ("spot:2:raise", "bank", 1_000, "HCF-9")]
 
 
 def test_com_7_the_cap_counts_winnings_in_settlement_order_and_records_what_it_withholds() -> None:
