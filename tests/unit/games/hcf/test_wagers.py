@@ -1,4 +1,4 @@
-"""HCF-2 wagers, COM-4 limits and the HCF-6 stack check; every refusal leaves the table as it was."""
+"""HCF-2 wagers, COM-4 limits, the HCF-6 stack check; every refusal leaves the table as it was."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from typing import Any
 import pytest
 
 from ledger import accounts
+from ledger.commands import SeatPlayer
 from ledger.errors import LedgerError
 from ledger.records import HandCancelled, WagerPlaced
 
-from .helpers import Table
+from .helpers import TABLE, Table
 
 
 def ready(stacks: dict[int, int] | None = None, config: dict[str, Any] | None = None) -> Table:
@@ -113,3 +114,15 @@ def test_hcf_6_the_ante_also_covers_the_players_house_fee() -> None:
     records = t.wager(2, "ante", 999)
     assert [r.kind for r in records] == ["ante", "house_fee"]
     assert records[1].rule == "HCF-13" and t.balance(accounts.spot(2, "house_fee")) == 50
+
+
+def test_com_6_a_player_who_left_cannot_wager_again_nor_can_a_newcomer_in_the_seat() -> None:
+    t = ready()
+    t.wager(2, "ante", 1_000)
+    t.unseat(2)  # leaving before the deal folds the Ante (COM-6)
+    t.unseat(3)
+    t.run(SeatPlayer(command_id=t.cid(), table=TABLE, seat=2, player="p2"))
+    t.run(SeatPlayer(command_id=t.cid(), table=TABLE, seat=3, player="p9"))
+    refused(t, "seat_folded", 2, "flush_bonus", 100)
+    refused(t, "player_not_in_hand", 3, "ante", 500)
+    assert t.step().seats == ()
