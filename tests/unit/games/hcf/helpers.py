@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ledger import accounts
@@ -55,14 +55,16 @@ class Table:
         config: Mapping[str, Any] | None = None,
         *,
         source: str = "recorded",
-        decks: list[tuple[int, ...]] | None = None,
+        decks: Iterable[Sequence[int]] | None = None,
     ) -> None:
         cfg = {"card_source": source, **(config or {})}
         opened = TableState.open(
             OpenTable(command_id="open", table=TABLE, game="high-card-flush", config=cfg)
         )
+        self.opened = opened
         self.state = TableState(opened)
         self.keeper = OpenDeckKeeper(decks)
+        self.log: list[Record] = []
         self._n = 0
         for seat, amount in stacks.items():
             self.run(SeatPlayer(command_id=self.cid(), table=TABLE, seat=seat, player=f"p{seat}"))
@@ -74,7 +76,9 @@ class Table:
         return f"c{self._n}"
 
     def run(self, command: Command) -> list[Record]:
-        return self.state.execute(command, self.keeper)
+        records = self.state.execute(command, self.keeper)
+        self.log.extend(records)
+        return records
 
     # --- reading ------------------------------------------------------------------------
 
