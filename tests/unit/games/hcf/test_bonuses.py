@@ -54,16 +54,20 @@ def test_hcf_10_ace_plays_low_but_runs_do_not_wrap() -> None:
     assert (wrap.result, wrap.amount) == ("lose", -100)  # K-A-2 is only A-K: two cards
 
 
-def test_hcf_10_a_run_below_three_or_off_the_paytable_cannot_win() -> None:
+def test_hcf_10_hcf_11_a_hand_below_the_paying_length_loses_even_against_less() -> None:
     dp = "2c 9d 5h Js 4c 7d Ks"  # every run is one card
     players = {1: "Ah Kh 3d 8s 6c Tc 2h", 2: "Td Jd Qd 2s 3s 5c 9h"}
-    _, s = showdown(dp, players, bonuses={1: SFB, 2: SFB},
+    _, s = showdown(dp, players, bonuses={1: SFB, 2: SFB | FB},
                     config={"straight_flush_bonus_paytable": {7: 1000, 6: 500, 5: 100, 4: 60}})
     two = outcome(s, 1, "straight_flush_bonus")
     assert (two.result, two.amount) == ("lose", -100)  # A-K beats a one-card run, yet loses
     three = outcome(s, 2, "straight_flush_bonus")
     assert (three.result, three.amount) == ("lose", -100)  # this table pays no run of three
     assert "no paying straight flush" in (three.note or "")
+    # HCF-11 likewise: Q-J-T of diamonds beats the DP's K-J of spades, but three cards never win
+    assert outcome(s, 2, "ante").result == "win"
+    flush = outcome(s, 2, "flush_bonus")
+    assert (flush.result, flush.amount, flush.rule) == ("lose", -100, "HCF-11")
 
 
 # The DP: four diamonds A-K-9-4, a qualifying hand
