@@ -34,20 +34,14 @@ class Rules(StrEnum):
     CHINESE = "chinese"
 
 
-def _high_hand(cards: tuple[int, ...], *, with_cards: bool) -> Json:
+def _high_hand(cards: tuple[int, ...]) -> Json:
     strength = high.evaluate(cards)
-    out: Json = {
-        "category": high.category(strength).label,
-        "ranks": high.rank_labels(strength),
-    }
-    if with_cards:
-        out["cards"] = card_list(high.best_five(cards, strength))
-    return out
+    return {**_describe(strength), "cards": card_list(high.best_five(cards, strength))}
 
 
 def evaluate_high(line: str) -> Json:
     """COM-1, CSP-5: the best five of 5 to 7 cards."""
-    return _high_hand(parse_cards(line, count=(5, 6, 7)), with_cards=True)
+    return _high_hand(parse_cards(line, count=(5, 6, 7)))
 
 
 def evaluate_stud8(line: str) -> Json:
@@ -55,7 +49,7 @@ def evaluate_stud8(line: str) -> Json:
     cards = parse_cards(line, count=(5, 6, 7))
     low_value = low.evaluate_low8(cards)
     return {
-        "high": _high_hand(cards, with_cards=True),
+        "high": _high_hand(cards),
         "low": None if low_value is None else {"ranks": low.low_labels(low_value)},
     }
 
