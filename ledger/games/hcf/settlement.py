@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Literal, TypeVar
 
 from ledger import accounts
+from ledger.cards import format_card, format_cards, make_card
 from ledger.evaluation import hcf as ev
 from ledger.games.hcf.model import (
     ANTE,
@@ -37,7 +38,7 @@ from ledger.games.hcf.model import (
     counter_clockwise_before,
 )
 from ledger.games.payout import PayoutCap
-from ledger.money import odds_win
+from ledger.money import format_amount, odds_win
 from ledger.records import Coverage, CoverageLine, HandSettled, Outcome, RakeLine, Transfer
 
 Result = Literal["win", "lose", "push"]
@@ -85,24 +86,36 @@ def _compare(mine: Comparable, theirs: Comparable) -> Result:
     return "push"
 
 
+def flush_text(flush: ev.Flush) -> str:
+    """``"4-card flush Ah Kh 9h 5h"``: the cards that decide HCF-4 and HCF-11."""
+    cards = format_cards(make_card(rank, flush.suit) for rank in flush.ranks)
+    return f"{flush.length}-card flush {cards}"
+
+
+def run_text(run: ev.StraightFlush) -> str:
+    """``"run of 3 to the Qs"``: what decides HCF-10."""
+    return f"run of {run.length} to the {format_card(make_card(run.high, run.suit))}"
+
+
 def wager_results(config: HcfConfig, seat: HcfSeat, dp: DpHand) -> list[WagerResult]:
     """Ante and Raise (HCF-8, HCF-9), then the bonus wagers placed (HCF-10, HCF-11)."""
     mine = ev.flush(seat.cards)
     results: list[WagerResult] = []
     if not dp.qualifies:
-        note = f"DP does not qualify ({dp.flush.length}-card flush)"
-        results.append(WagerResult(ANTE, seat.ante, "win", 1, "HCF-8", note + ": 1-1"))
-        results.append(WagerResult(RAISE, seat.raised, "push", 0, "HCF-8", note + ": push"))
+        note = f"the DP does not qualify with a {flush_text(dp.flush)}"
+        results.append(WagerResult(ANTE, seat.ante, "win", 1, "HCF-8", note + ": Ante 1-1"))
+        results.append(WagerResult(RAISE, seat.raised, "push", 0, "HCF-8",
+                                   note + ": Raise pushes"))
     else:
         outcome = _compare(mine, dp.flush)
-        note = f"{mine.length}-card flush against {dp.flush.length}-card flush"
+        note = f"{flush_text(mine)} against the DP's {flush_text(dp.flush)}"
         odds = 1 if outcome == "win" else 0
         results.append(WagerResult(ANTE, seat.ante, outcome, odds, "HCF-9", note))
         results.append(WagerResult(RAISE, seat.raised, outcome, odds, "HCF-9", note))
     if seat.straight_flush_bonus:
         run = ev.straight_flush(seat.cards)
         sf_odds = ev.straight_flush_bonus_odds(run.length, config.straight_flush_bonus_paytable)
-        note = f"run of {run.length} against the DP's run of {dp.run.length}"
+        note = f"{run_text(run)} against the DP's {run_text(dp.run)}"
         outcome = "lose" if sf_odds is None else _compare(run, dp.run)
         if sf_odds is None:
             note += ": no paying straight flush"
@@ -113,7 +126,7 @@ def wager_results(config: HcfConfig, seat: HcfSeat, dp: DpHand) -> list[WagerRes
         ))
     if seat.flush_bonus:
         fb_odds = ev.flush_bonus_odds(mine.length, config.flush_bonus_paytable)
-        note = f"{mine.length}-card flush against the DP's {dp.flush.length}-card flush"
+        note = f"{flush_text(mine)} against the DP's {flush_text(dp.flush)}"
         outcome = "lose" if fb_odds is None else _compare(mine, dp.flush)
         if fb_odds is None:
             note += ": no paying flush"
@@ -223,7 +236,8 @@ def _settle_seat(
             book.outcomes.append(Outcome(
                 seat=seat.seat, wager=r.kind, result="dead", stake=r.stake, amount=0,
                 withheld=r.winnings, rule="HCF-12",
-                note=f"dead hand, {net} not covered by {before}; would {r.result} ({r.rule})",
+                note=f"dead hand: {format_amount(net)} not covered by {format_amount(before)};"
+                     f" would {r.result} ({r.rule}: {r.note})",
             ))
         return False
     book.funds = before - net
@@ -275,9 +289,12 @@ def _dp_result(book: _Ledger, config: HcfConfig, hand: HcfHand, any_taking_part:
     book.move(accounts.BANK, accounts.player(dp.player), back, "HCF-12",
               "funds in action returned to the DP")
     result = back - hand.funds
-    note = f"settlements {book.funds - hand.funds:+d}, fee {fee}"
+    settled = book.funds - hand.funds
+    note = f"settlements {'+' if settled > 0 else ''}{format_amount(settled)}, fee "
+    note += format_amount(fee)
     if owed > fee:
-        note += f" ({owed - fee} of the {owed} fee waived: no funds left)"
+        note += f" ({format_amount(owed - fee)} of the {format_amount(owed)} fee waived:"
+        note += " no funds left)"
     elif not any_taking_part and config.rake.dp_pays:
         note += " (no fee: every player hand is dead)"
     book.outcomes.append(Outcome(

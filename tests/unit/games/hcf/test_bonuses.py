@@ -39,6 +39,8 @@ def test_hcf_10_equal_length_the_higher_top_card_wins_the_same_top_card_pushes()
     _, s = showdown(NON_QUALIFYING_RUN, RUNS, bonuses={n: SFB for n in RUNS})
     assert (outcome(s, 3, "straight_flush_bonus").result,
             outcome(s, 3, "straight_flush_bonus").amount) == ("win", 800)
+    assert outcome(s, 3, "straight_flush_bonus").note == (
+        "run of 3 to the Qs against the DP's run of 3 to the 8c: 8-1")
     push = outcome(s, 5, "straight_flush_bonus")
     assert (push.result, push.amount) == ("push", 0)
     assert net_of(s, "player:p5") == 1_000 + 1_000 + 1_000 + 100  # ante won, raise and bonus back

@@ -46,7 +46,7 @@ def test_hcf_13_the_dps_fee_comes_after_settlement_and_never_reduces_the_funds()
     assert s.coverage is not None and s.coverage.lines[0].covered
     assert s.rake == () and t.balance(accounts.RAKE) == 0
     dp = outcome(s, 1, "designated_player")
-    assert dp.amount == -10_000 and "100 fee waived" in (dp.note or "")
+    assert dp.amount == -10_000 and "1.00 of the 1.00 fee waived" in (dp.note or "")
 
 
 def test_hcf_13_no_dp_fee_when_every_player_hand_is_dead() -> None:
@@ -80,4 +80,4 @@ def test_hcf_14_the_dps_result_is_every_settlement_against_it_minus_its_fee() ->
     assert dp.rule == "HCF-14" and dp.stake == 20_000
     assert dp.amount == -players - 100 == 900
     assert dp.result == "win" and t.stack(1) == 20_000 + 900
-    assert "settlements +1000, fee 100" in (dp.note or "")
+    assert "settlements +10.00, fee 1.00" in (dp.note or "")

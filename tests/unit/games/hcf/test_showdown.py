@@ -42,6 +42,8 @@ def test_hcf_4_the_longer_flush_wins() -> None:
 def test_hcf_4_equal_lengths_compare_card_by_card_from_the_top() -> None:
     _, s = showdown("Ad Kd 9d 4d 2c 3c 6s", {2: "Ah Kh 9h 5h 2s 3s 7c", 3: "Ac Kc 9c 8d 7s 6h 5s"})
     assert results(s, 2) == ("win", "win")  # A K 9 5 beats A K 9 4
+    assert outcome(s, 2, "ante").note == (
+        "4-card flush Ah Kh 9h 5h against the DP's 4-card flush Ad Kd 9d 4d")
     assert results(s, 3) == ("lose", "lose")  # A K 9 of clubs: three cards against four
 
 
