@@ -134,6 +134,17 @@ def test_hcf_1_the_seat_offered_declines_by_leaving() -> None:
     assert records[0].action == "decline" and records[1].seat == 2
 
 
+def test_hcf_1_the_last_seat_offered_leaving_cancels_the_hand_and_shows_the_deck() -> None:
+    t = Table({1: 50_000, 2: 5_000}, source="rng")
+    t.start()
+    records = t.unseat(1)
+    assert [type(r).__name__ for r in records] == ["PlayerActed", "HandCancelled", "PlayerUnseated"]
+    cancelled = records[1]
+    assert isinstance(cancelled, HandCancelled) and cancelled.rule == "HCF-1"
+    assert cancelled.deck is not None and cancelled.salt is not None  # the commitment is opened
+    assert t.state.hand is None and t.stack(1) == 50_000
+
+
 def test_hcf_1_the_designated_player_places_no_wager() -> None:
     t = Table(STACKS)
     t.start()
