@@ -14,6 +14,15 @@ from ledger.sim.base import CommandIds
 ANTE_MULTIPLES = (1, 1, 1, 2, 2, 4, 10)
 
 
+def top_up(table: TableView, seat: int) -> tuple[int, str] | None:
+    """Between hands, a seat below the table's DP minimum bank (HCF-1) buys in twice that
+    minimum: stacks stay near the minimum, so small DP banks and dead hands (HCF-12) occur."""
+    config: HcfConfig = table.config
+    if table.seat_stack(seat) >= config.dp_minimum_bank:
+        return None
+    return 2 * config.dp_minimum_bank, "buy_in"
+
+
 class HcfBot:
     """Plays every seat of a High Card Flush table.
 

@@ -24,7 +24,7 @@ from ledger.games.base import Step, TableView
 from ledger.games.hcf import HcfHand, settle
 from ledger.records import HAND_ENDINGS, ChipsBoughtIn, HandSettled, PlayerActed, Record
 from ledger.sim.base import CommandIds, play_hand
-from ledger.sim.hcf import HcfBot
+from ledger.sim.hcf import HcfBot, top_up
 from ledger.tablestate import TableState
 
 from .helpers import TABLE, PureExecutor, Table
@@ -222,3 +222,10 @@ def test_hcf_1_hcf_12_the_bot_reaches_every_path_at_realistic_rates() -> None:
     assert seen["fold"] >= settled and seen["raise"] >= settled
     assert seen["dead"] >= 5 and seen["all_in"] >= 5, seen
     assert seen["win"] and seen["lose"] and seen["push"]
+
+
+def test_hcf_1_the_simulators_top_up_keeps_stacks_near_the_dp_minimum_bank() -> None:
+    t = Table({1: 9_999, 2: 10_000}, {"dp_minimum_bank": 10_000})
+    view = t.state.view()
+    assert top_up(view, 1) == (20_000, "buy_in")
+    assert top_up(view, 2) is None
