@@ -46,6 +46,7 @@ from ledger.games.hcf.model import (
     clockwise_after,
 )
 from ledger.games.hcf.settlement import settle
+from ledger.money import format_amount
 from ledger.records import (
     HAND_ENDINGS,
     CardsDealt,
@@ -119,7 +120,8 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
             raise StateConflict(
                 "no_eligible_designated_player",
                 f"no seat can bank the hand: the designated player needs at least "
-                f"{config.dp_minimum_bank} and an opponent able to post the minimum Ante (HCF-1)",
+                f"{format_amount(config.dp_minimum_bank)} and an opponent able to post the"
+                " minimum Ante (HCF-1)",
                 minimum_bank=config.dp_minimum_bank, rule="HCF-1",
             )
         memo: HcfMemo = table.memo
