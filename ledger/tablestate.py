@@ -223,8 +223,9 @@ class TableState:
         player = self._player_at(cmd.seat)
         records: list[Record] = []
         if self.hand is not None and self.seat_in_hand(cmd.seat):
-            # COM-6: leaving without acting on the hand is a fold.
-            records.extend(self.game.leave(self.view(), self.hand, cmd.seat))
+            # COM-6: leaving without acting on the hand is a fold (it may end the hand).
+            left = self.game.leave(self.view(), self.hand, cmd.seat)
+            records.extend(self._with_deck_reveal(r, keeper) for r in left)
         records.append(PlayerUnseated(seat=cmd.seat, player=player, reason=cmd.reason))
         return records
 

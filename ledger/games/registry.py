@@ -8,11 +8,13 @@ from ledger.errors import NotFound
 from ledger.games.base import Game
 from ledger.games.caribbean import CaribbeanStud
 from ledger.games.chinese import ChinesePoker
+from ledger.games.hcf import HighCardFlush
 
 GAMES: dict[str, Game[Any, Any]] = {
     game.name: game
     for game in (
         CaribbeanStud(),
+        HighCardFlush(),
         ChinesePoker(),
     )
 }
