@@ -8,7 +8,7 @@ from typing import Any
 
 from ledger.errors import NotFound
 from ledger.games.base import TableView
-from ledger.sim import chinese
+from ledger.sim import chinese, hcf
 from ledger.sim.base import Bot
 from ledger.sim.caribbean import CaribbeanBot
 
@@ -40,9 +40,14 @@ def _stack_at_least(minimum: int, buy: int) -> Callable[[TableView, int], TopUp 
     return top_up
 
 
-def _chinese_top_up(table: TableView, seat: int) -> TopUp | None:
-    wanted = chinese.top_up(table, seat)
-    return None if wanted is None else TopUp(amount=wanted[0], kind=wanted[1])
+def _wrap(
+    policy: Callable[[TableView, int], tuple[int, str] | None],
+) -> Callable[[TableView, int], TopUp | None]:
+    def top_up(table: TableView, seat: int) -> TopUp | None:
+        wanted = policy(table, seat)
+        return None if wanted is None else TopUp(amount=wanted[0], kind=wanted[1])
+
+    return top_up
 
 
 PROFILES: dict[str, Profile] = {
@@ -58,7 +63,15 @@ PROFILES: dict[str, Profile] = {
         code="CHP",
         make_bot=chinese.ChineseBot,
         players=4,
-        top_up=_chinese_top_up,
+        top_up=_wrap(chinese.top_up),
+    ),
+    "high-card-flush": Profile(
+        game="high-card-flush",
+        code="HCF",
+        make_bot=hcf.HcfBot,
+        players=6,
+        top_up=_wrap(hcf.top_up),
+        config={"rake": {"method": "i", "fee": 100}},
     ),
 }
 
