@@ -1,0 +1,18 @@
+"""Pure hand evaluators shared by every game module and the audit (one evaluator per concept).
+
+- :mod:`~ledger.evaluation.high`: the standard high hand of 5 to 7 cards, up cards, best five.
+- :mod:`~ledger.evaluation.low`: the eight-or-better low (STUD8-7).
+- :mod:`~ledger.evaluation.hcf`: High Card Flush flushes, runs, qualification, odds.
+- :mod:`~ledger.evaluation.caribbean`: Caribbean Stud qualification, Play odds, jackpot line.
+- :mod:`~ledger.evaluation.chinese`: Chinese Poker segments, fouls, automatic wins.
+
+This package imports nothing from the ledger but :mod:`ledger.cards` and :mod:`ledger.errors`:
+no I/O, no logging. Its tables are built in memory at import.
+"""
+
+from __future__ import annotations
+
+from ledger.evaluation import caribbean, chinese, hcf, high, low
+from ledger.evaluation.high import Category
+
+__all__ = ["Category", "caribbean", "chinese", "hcf", "high", "low"]

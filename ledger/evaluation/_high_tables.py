@@ -1,0 +1,185 @@
+"""The lookup tables behind :mod:`ledger.evaluation.high`, built once at import.
+
+Strength encoding (public; see ``high``): ``category << 20 | n1 << 16 | n2 << 12 | n3 << 8 |
+n4 << 4 | n5`` where ``n = rank index + 1`` and 0 means "no card".
+
+*Rank table.* A multiset of ranks (each rank at most four times) is summed into a single integer
+``sum(5 ** rank)``: the base-5 digits are the counts, so the sum is unique for every multiset of
+every size. ``RANK_STRENGTH`` maps the key of every multiset of 0 to 7 cards to its best
+non-flush hand (the empty one to 0). It is generated from nested rank masks rather than from card
+combinations: a multiset is exactly ``m1 ⊇ m2 ⊇ m3 ⊇ m4`` (the ranks held at least once, twice,
+three, four times), its key is ``K(m1) + K(m2) + K(m3) + K(m4)``, and its hand follows from the
+masks directly.
+
+*Flush table.* ``FLUSH_STRENGTH[mask]`` is the flush or straight flush of one suit holding the
+ranks of ``mask`` (five or more). With seven cards or fewer, a hand holding a five-card flush
+cannot hold a full house or four of a kind, so the flush table alone decides such hands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import combinations
+
+from ledger.evaluation._masks import (
+    ACE,
+    DESCENDING,
+    FULL_MASK,
+    MASK_COUNT,
+    RANK_COUNT,
+    STRAIGHTS,
+    straight_ranks,
+)
+
+HIGH_CARD, ONE_PAIR, TWO_PAIR, THREE_OF_A_KIND, STRAIGHT, FLUSH = 0, 1, 2, 3, 4, 5
+FULL_HOUSE, FOUR_OF_A_KIND, STRAIGHT_FLUSH, ROYAL_FLUSH = 6, 7, 8, 9
+
+MAX_CARDS = 7
+POW5: tuple[int, ...] = tuple(5**rank for rank in range(RANK_COUNT))
+
+
+def pack(category: int, ranks: tuple[int, ...]) -> int:
+    """Encode a category and up to five rank indexes (most significant first)."""
+    value = category
+    for position in range(5):
+        value = value << 4 | (ranks[position] + 1 if position < len(ranks) else 0)
+    return value
+
+
+def _mask_keys() -> tuple[int, ...]:
+    keys = [0] * MASK_COUNT
+    for mask in range(1, MASK_COUNT):
+        low = mask & -mask
+        keys[mask] = keys[mask ^ low] + POW5[low.bit_length() - 1]
+    return tuple(keys)
+
+
+def _kickers() -> dict[int, tuple[int, ...]]:
+    """``table[count][mask]``: the top ``count`` ranks of ``mask``, packed in ``count`` nibbles."""
+    tables = {0: (0,) * MASK_COUNT}
+    for count in range(1, 6):
+        shorter = tables[count - 1]
+        shift = 4 * (count - 1)
+        table = [0] * MASK_COUNT
+        for mask in range(1, MASK_COUNT):
+            top = mask.bit_length() - 1
+            table[mask] = (top + 1) << shift | shorter[mask ^ (1 << top)]
+        tables[count] = tuple(table)
+    return tables
+
+
+def _straight_values() -> tuple[int, ...]:
+    """``table[mask]``: the strength of the best straight in ``mask``, 0 when there is none."""
+    table = [0] * MASK_COUNT
+    for top, run in reversed(STRAIGHTS):  # worst first, so that a better straight overwrites
+        value = pack(STRAIGHT, straight_ranks(top))
+        free = FULL_MASK ^ run
+        extra = free
+        while True:  # every superset of the run: the run plus each submask of the free ranks
+            table[run | extra] = value
+            if not extra:
+                break
+            extra = (extra - 1) & free
+    return tuple(table)
+
+
+MASK_KEY = _mask_keys()
+_KICK = _kickers()
+_STRAIGHT = _straight_values()
+_BY_SIZE: tuple[tuple[int, ...], ...] = tuple(
+    tuple(m for m in range(MASK_COUNT) if m.bit_count() == size) for size in range(RANK_COUNT + 1)
+)
+
+
+def _made_hand(m2: int, m3: int, m4: int) -> tuple[int, int, int]:
+    """``(strength without kickers, ranks excluded from kickers, kicker count)`` of a shape.
+
+    A shape is the nested masks of the ranks held at least twice, three and four times.
+    """
+    if m4:
+        quad = m4.bit_length() - 1
+        return pack(FOUR_OF_A_KIND, (quad,) * 4), 1 << quad, 1
+    if m3:
+        trips = m3.bit_length() - 1
+        rest = m2 ^ (1 << trips)
+        if rest:
+            pair = rest.bit_length() - 1  # the second trips of 3-3-1 plays as the pair
+            return pack(FULL_HOUSE, (trips,) * 3 + (pair,) * 2), FULL_MASK, 0
+        return pack(THREE_OF_A_KIND, (trips,) * 3), 1 << trips, 2
+    pairs = DESCENDING[m2]
+    if len(pairs) >= 2:
+        high, low = pairs[0], pairs[1]
+        return pack(TWO_PAIR, (high, high, low, low)), 1 << high | 1 << low, 1
+    if pairs:
+        return pack(ONE_PAIR, (pairs[0],) * 2), m2, 3
+    return pack(HIGH_CARD, ()), 0, 5
+
+
+def _shapes() -> Iterator[tuple[int, int, int]]:
+    """Every ``(m2, m3, m4)`` with ``m4 ⊆ m3 ⊆ m2`` that fits in seven cards."""
+    for size2 in range(4):  # m1 ⊇ m2 holds every paired rank once more: 2 * |m2| <= 7
+        for m2 in _BY_SIZE[size2]:
+            for m3 in _submasks(m2, MAX_CARDS - 2 * size2):
+                for m4 in _submasks(m3, MAX_CARDS - 2 * size2 - m3.bit_count()):
+                    yield m2, m3, m4
+
+
+def _submasks(mask: int, most: int) -> Iterator[int]:
+    """Every submask of ``mask`` with at most ``most`` bits (the empty one included)."""
+    bits = [1 << r for r in DESCENDING[mask]]
+    for size in range(min(most, len(bits)) + 1):
+        for chosen in combinations(bits, size):
+            yield sum(chosen)
+
+
+def _rank_strengths() -> dict[int, int]:
+    """Key of every rank multiset of 0..7 cards -> its best non-flush strength (none: 0).
+
+    The multiset is ``m1 = m2 | free`` plus its shape; ``free`` ranges over the ranks held once.
+    """
+    table: dict[int, int] = {}
+    for m2, m3, m4 in _shapes():
+        base, excluded, kicker_count = _made_hand(m2, m3, m4)
+        kickers = _KICK[kicker_count]
+        keep = FULL_MASK ^ excluded
+        room = MAX_CARDS - 2 * m2.bit_count() - m3.bit_count() - m4.bit_count()
+        key = MASK_KEY[m2] + MASK_KEY[m3] + MASK_KEY[m4]
+        frees = [f for size in range(room + 1) for f in _BY_SIZE[size] if not f & m2]
+        # Below a straight, five distinct ranks may still make one (5-5-5-6-7-8-9 is a straight).
+        can_straight = base >> 20 < STRAIGHT and m2.bit_count() + room >= 5
+        if can_straight:
+            table.update(
+                {
+                    key + MASK_KEY[m2 | f]: max(base | kickers[(m2 | f) & keep], _STRAIGHT[m2 | f])
+                    for f in frees
+                }
+            )
+        else:
+            table.update({key + MASK_KEY[m2 | f]: base | kickers[(m2 | f) & keep] for f in frees})
+    return table
+
+
+def _flush_strengths() -> tuple[int, ...]:
+    broadway = pack(STRAIGHT, straight_ranks(ACE))
+    royal = pack(ROYAL_FLUSH, straight_ranks(ACE))
+    to_straight_flush = (STRAIGHT_FLUSH - STRAIGHT) << 20
+    flush = FLUSH << 20
+    five = _KICK[5]
+    table = [0] * MASK_COUNT
+    for mask in range(MASK_COUNT):
+        if mask.bit_count() >= 5:
+            straight = _STRAIGHT[mask]
+            if straight == broadway:
+                table[mask] = royal
+            elif straight:
+                table[mask] = straight + to_straight_flush
+            else:
+                table[mask] = flush | five[mask]
+    return tuple(table)
+
+
+RANK_STRENGTH: dict[int, int] = _rank_strengths()
+"""Rank-multiset key -> best non-flush strength, for every multiset of 0..7 cards (0 -> 0)."""
+
+FLUSH_STRENGTH: tuple[int, ...] = _flush_strengths()
+"""Rank mask of one suit (5+ ranks) -> its flush or straight flush strength; 0 otherwise."""
