@@ -7,11 +7,13 @@ from typing import Any
 from ledger.errors import NotFound
 from ledger.games.base import Game
 from ledger.games.caribbean import CaribbeanStud
+from ledger.games.stud8 import StudHiLo
 
 GAMES: dict[str, Game[Any, Any]] = {
     game.name: game
     for game in (
         CaribbeanStud(),
+        StudHiLo(),
     )
 }
 

@@ -1,0 +1,93 @@
+"""A pure executor over TableState and table set-up helpers for the stud hi/lo tests."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from ledger import accounts
+from ledger.cards import parse_cards
+from ledger.commands import Act, BuyIn, Command, DealCards, OpenTable, SeatPlayer, Settle, StartHand
+from ledger.games.base import Step, TableView
+from ledger.records import Record
+from ledger.tablestate import OpenDeckKeeper, TableState
+
+TABLE = "STUD1"
+
+
+class Executor:
+    """Runs commands on a pure TableState and keeps every record (the sim's Executor)."""
+
+    def __init__(self, state: TableState, keeper: OpenDeckKeeper | None = None) -> None:
+        self.state = state
+        self.keeper = keeper or OpenDeckKeeper()
+        self.records: list[Record] = []
+        self.cage_out = 0
+
+    def execute(self, command: Command) -> list[Record]:
+        records = self.state.execute(command, self.keeper)
+        self.records.extend(records)
+        return records
+
+    def observe(self) -> tuple[TableView, Any, Step]:
+        return self.state.view(), self.state.hand, self.state.next_step()
+
+
+_ids = iter(range(1, 10**9))
+
+
+def cid() -> str:
+    return f"c{next(_ids)}"
+
+
+def open_table(
+    stacks: dict[int, int], config: dict[str, Any] | None = None,
+    decks: Sequence[Sequence[int]] | None = None,
+) -> Executor:
+    opened = TableState.open(OpenTable(command_id=cid(), table=TABLE, game="stud-hilo",
+                                       config=config or {}))
+    ex = Executor(TableState(opened), OpenDeckKeeper(decks) if decks is not None else None)
+    ex.records.append(opened)
+    for seat, stack in stacks.items():
+        ex.execute(SeatPlayer(command_id=cid(), table=TABLE, seat=seat, player=f"p{seat}"))
+        if stack:
+            ex.execute(BuyIn(command_id=cid(), table=TABLE, seat=seat, amount=stack))
+    return ex
+
+
+def start(ex: Executor) -> list[Record]:
+    return ex.execute(StartHand(command_id=cid(), table=TABLE))
+
+
+def deal(ex: Executor, cards: dict[int | str, str] | None = None) -> list[Record]:
+    given = None if cards is None else {str(k): parse_cards(v) for k, v in cards.items()}
+    return ex.execute(DealCards(command_id=cid(), table=TABLE, cards=given))
+
+
+def act(ex: Executor, seat: int, action: str, amount: int | None = None) -> list[Record]:
+    return ex.execute(Act(command_id=cid(), table=TABLE, seat=seat, action=action, amount=amount))
+
+
+def settle(ex: Executor) -> list[Record]:
+    return ex.execute(Settle(command_id=cid(), table=TABLE))
+
+
+def stack(ex: Executor, seat: int) -> int:
+    return ex.state.balances.get(accounts.player(f"p{seat}"), 0)
+
+
+def arranged_deck(per_seat: dict[int, str], community: str = "") -> list[int]:
+    """A deck that deals ``per_seat`` cards (in street order: 2 down, 1 up, 3 up, 1 down) to the
+    seats, all seats staying in every street; the rest of the deck follows in order."""
+    seats = sorted(per_seat)
+    cards = {s: list(parse_cards(per_seat[s])) for s in seats}
+    order: list[int] = []
+    for k in range(3):  # third street, round-robin
+        order.extend(cards[s][k] for s in seats)
+    for k in range(3, 7):
+        order.extend(cards[s][k] for s in seats if len(cards[s]) > k)
+    order.extend(parse_cards(community))
+    rest = [c for c in range(52) if c not in order]
+    random.Random(7).shuffle(rest)
+    return order + rest
