@@ -54,8 +54,10 @@ def strength(seat: StudSeat, community: tuple[int, ...] = ()) -> float:
 class StudBot:
     """Seeded random but legal decisions for every step of a stud hi/lo hand."""
 
-    def __init__(self, family_pot_rate: float = 0.17) -> None:
+    def __init__(self, family_pot_rate: float = 0.17, open_pair_big_bet: bool = True) -> None:
         self.family_pot_rate = family_pot_rate
+        self.open_pair_big_bet = open_pair_big_bet
+        """Whether a seat may take the STUD8-3 big-bet option on fourth street."""
         self._hand_no = -1
         self._loose = False
 
@@ -89,7 +91,8 @@ class StudBot:
         aggressive = next((a for a in ("bet", "raise", "complete") if a in options), None)
         if aggressive and roll < value * 0.45 + 0.03:
             option = options[aggressive]
-            amount = option.max_amount if rng.random() < 0.5 else option.min_amount
+            big = self.open_pair_big_bet and rng.random() < 0.5
+            amount = option.max_amount if big else option.min_amount
             return aggressive, amount
         if "check" in options:
             return "check", None
