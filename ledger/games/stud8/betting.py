@@ -50,10 +50,12 @@ def showing_strength(seat: StudSeat) -> int:
 
 
 def open_pair(hand: StudHand) -> bool:
-    """STUD8-3: a live seat shows a pair on fourth street."""
+    """STUD8-3: a seat dealt fourth street shows a pair (the option holds for the round)."""
     if hand.street != 4:
         return False
-    for s in hand.live:
+    for s in hand.seats:
+        if s.folded_on is not None and s.folded_on < hand.street:
+            continue
         ranks = [c >> 2 for c in s.up]
         if len(set(ranks)) < len(ranks):
             return True
@@ -137,15 +139,15 @@ def round_state(hand: StudHand, config: StudConfig) -> RoundState:
             rs.bet_to = max(rs.bet_to, level)
             continue
         # completion, bet or raise
-        small_target = rs.target(rs.size)
-        if street == 4 and rs.size == config.small_bet and level > small_target:
+        if (street == 4 and rs.size == config.small_bet and open_pair(hand)
+                and level >= rs.target(config.big_bet)):
             rs.size = config.big_bet  # STUD8-3: the big bet was chosen with an open pair
-            small_target = rs.target(rs.size)
+        full_target = rs.target(rs.size)
         increment = level - rs.bet_to
         rs.raises += 1
         rs.aggressor = seat
         rs.pending = clockwise([s for s in live if s != seat], seat, include_start=False)
-        if level >= small_target:
+        if level >= full_target:
             rs.full_to = level
             rs.acted = {seat}
             rs.short_sum = 0

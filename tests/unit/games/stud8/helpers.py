@@ -91,3 +91,24 @@ def arranged_deck(per_seat: dict[int, str], community: str = "") -> list[int]:
     rest = [c for c in range(52) if c not in order]
     random.Random(7).shuffle(rest)
     return order + rest
+
+
+def recorded_table(stacks: dict[int, int], **config: Any) -> Executor:
+    """A table whose device reports every card (COM-8), started and anted (STUD8-1)."""
+    ex = open_table(stacks, {"card_source": "recorded", **config})
+    start(ex)
+    return ex
+
+
+def snapshot(ex: Executor) -> dict[str, Any]:
+    return ex.state.to_snapshot()
+
+
+def step(ex: Executor) -> Step:
+    return ex.state.next_step()
+
+
+def settled(ex: Executor) -> Any:
+    from ledger.records import HandSettled
+
+    return next(r for r in reversed(ex.records) if isinstance(r, HandSettled))
