@@ -112,3 +112,28 @@ def settled(ex: Executor) -> Any:
     from ledger.records import HandSettled
 
     return next(r for r in reversed(ex.records) if isinstance(r, HandSettled))
+
+
+def passive(ex: Executor) -> None:
+    """Everyone brings in, calls or checks until the table must deal, show or settle."""
+    while True:
+        now = step(ex)
+        if now.kind != "act" or now.note == "showdown (STUD8-10)":
+            return
+        actions = {o.action for o in now.options}
+        choice = next(a for a in ("bring_in", "check", "call") if a in actions)
+        act(ex, now.seats[0], choice)
+
+
+def show_down(ex: Executor, mucks: Sequence[int] = ()) -> None:
+    """Every seat at the showdown shows, except ``mucks``."""
+    while step(ex).note == "showdown (STUD8-10)":
+        seat = step(ex).seats[0]
+        act(ex, seat, "muck" if seat in mucks else "show")
+
+
+def play_streets(ex: Executor, streets: Sequence[dict[int | str, str]]) -> None:
+    """Deal each street's cards and play it passively."""
+    for cards in streets:
+        deal(ex, cards)
+        passive(ex)
