@@ -7,10 +7,10 @@ highest seat to the lowest.
 
 Decisions where the rules are silent (documented in the package docstring too):
 
-- STUD8-2: the bring-in is posted by the lowest up card among the seats that still have chips
-  behind; it may complete instead but may not fold or check. Completing, betting and raising
-  always go to one full increment over the last full level: a completion is to the small bet;
-  a bet is the street's bet; a raise is the current bet plus the street's bet.
+- STUD8-2: the bring-in is posted by the lowest up card; when that seat is all-in after the
+  ante, by the next seat clockwise with chips. It may complete instead but may not fold or
+  check. A completion goes to the small bet; a bet is the street's bet; a raise is the current
+  bet plus the street's bet, also over a short all-in bet (it counts as the bet to raise).
 - A seat without enough chips for a call or a raise goes all-in for less. A short all-in bet or
   raise does not reopen the betting: seats that acted since the last full bet or raise may only
   call or fold, unless consecutive short raises add up to a full increment.
@@ -63,19 +63,21 @@ def open_pair(hand: StudHand) -> bool:
 
 
 def bring_in_seat(hand: StudHand, config: StudConfig, behind: Mapping[int, int]) -> int:
-    """STUD8-2: the lowest up card brings in, among the live seats with chips behind.
+    """STUD8-2: the lowest up card brings in.
 
     Ties (equal ranks) are broken by suit, clubs lowest, or by the seat closest to the dealer's
-    left, as the table's ``bring_in_tiebreak`` says.
+    left, as the table's ``bring_in_tiebreak`` says. When the lowest card is all-in (nothing
+    behind after the ante), the bring-in falls to the next seat clockwise with chips.
     """
-    candidates = [s for s in hand.live if behind.get(s.seat, 0) > 0 and s.up]
 
     def key(s: StudSeat) -> tuple[int, int]:
         card = s.up[0]
         tiebreak = card & 3 if config.bring_in_tiebreak == "suit" else s.seat
         return card >> 2, tiebreak
 
-    return min(candidates, key=key).seat
+    low = min((s for s in hand.live if s.up), key=key).seat
+    order = clockwise([s.seat for s in hand.live], low)
+    return next(seat for seat in order if behind.get(seat, 0) > 0)
 
 
 @dataclass
@@ -90,7 +92,7 @@ class RoundState:
     acted: set[int] = field(default_factory=set)
     short_sum: int = 0
     bet_to: int = 0
-    full_to: int = 0
+    third_street: bool = False
     raises: int = 0
     aggressor: int | None = None
     street_bets: dict[int, int] = field(default_factory=dict)
@@ -99,13 +101,20 @@ class RoundState:
         return self.bet_to - self.street_bets.get(seat, 0)
 
     def target(self, size: int) -> int:
-        """The level a full completion, bet or raise of ``size`` goes to."""
-        return self.bet_to + size if self.full_to else size
+        """The level a full completion, bet or raise of ``size`` goes to: the small bet for
+        the completion of a bring-in (STUD8-2), else ``size`` over the current bet, even when
+        that bet is a short all-in."""
+        return size if self.completing else self.bet_to + size
+
+    @property
+    def completing(self) -> bool:
+        """Third street before anybody completed: the next aggression is a completion."""
+        return self.third_street and self.raises == 0
 
     def aggression_name(self) -> str:
-        if self.bet_to == 0:
-            return "bet"
-        return "raise" if self.full_to else "complete"
+        if self.completing:
+            return "complete"
+        return "raise" if self.bet_to else "bet"
 
 
 def round_state(hand: StudHand, config: StudConfig) -> RoundState:
@@ -115,6 +124,7 @@ def round_state(hand: StudHand, config: StudConfig) -> RoundState:
     live = [s.seat for s in hand.live]
     if street == 3:
         rs.bring_in_due = True
+        rs.third_street = True
     elif street >= 4:
         rs.opener = best_showing_at_start(hand)
         rs.pending = clockwise(live_at_start(hand), rs.opener)
@@ -148,7 +158,6 @@ def round_state(hand: StudHand, config: StudConfig) -> RoundState:
         rs.aggressor = seat
         rs.pending = clockwise([s for s in live if s != seat], seat, include_start=False)
         if level >= full_target:
-            rs.full_to = level
             rs.acted = {seat}
             rs.short_sum = 0
         else:

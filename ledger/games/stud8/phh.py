@@ -22,11 +22,17 @@ Mapping:
 - User fields: ``_rake`` (total), ``_pot_amounts`` and ``_pot_rakes`` (per pot, main first),
   ``_table``, ``_rules`` (the rule ids behind the settlement).
 
-Standard PHH tooling replays these documents to the same finishing stacks, with the limits of
-that tooling: it knows no rake (replay with a rake function built from ``_pot_rakes``), no
-STUD8-6 community card, no open-pair big bet on fourth street (STUD8-3) and no uncapped heads-up
-raising (STUD8-5), and it gives all odd chips of a tied half to the first winner where STUD8-8
-gives one each.
+Standard PHH tooling (pokerkit) loads these documents and replays them to the same finishing
+stacks, within what PHH and that tool express:
+
+- PHH has no rake field: the rake is in ``_rake`` and ``_pot_rakes``, and a replay is unraked
+  (it ends with exactly the rake more in the winners' stacks);
+- no STUD8-6 community card in stud, no open-pair big bet on fourth street (STUD8-3), no
+  uncapped heads-up raising (STUD8-5), no fold out of turn (COM-6);
+- pokerkit halves a pot even when none of its contesting hands has a low if another hand of
+  the deal has one; it kills hands that cannot win and merges pots left with the same players
+  before splitting (STUD8-9 splits each pot on its own, which can move an odd chip); and it
+  gives all odd chips of a tied half to the first winner, where STUD8-8 gives one each.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ledger import accounts
@@ -43,7 +43,7 @@ def cid() -> str:
 
 def open_table(
     stacks: dict[int, int], config: dict[str, Any] | None = None,
-    decks: Sequence[Sequence[int]] | None = None,
+    decks: Iterable[Sequence[int]] | None = None,
 ) -> Executor:
     opened = TableState.open(OpenTable(command_id=cid(), table=TABLE, game="stud-hilo",
                                        config=config or {}))
@@ -137,3 +137,11 @@ def play_streets(ex: Executor, streets: Sequence[dict[int | str, str]]) -> None:
     for cards in streets:
         deal(ex, cards)
         passive(ex)
+
+
+def seeded_decks(rng: random.Random) -> Iterator[list[int]]:
+    """Deck orders drawn from ``rng``, so a seeded session deals the same cards every run."""
+    while True:
+        deck = list(range(52))
+        rng.shuffle(deck)
+        yield deck
