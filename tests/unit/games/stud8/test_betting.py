@@ -246,3 +246,19 @@ def test_stud8_2_place_wager_is_not_a_stud_command():
     with pytest.raises(LedgerError) as info:
         ex.execute(PlaceWager(command_id=cid(), table=TABLE, seat=1, kind="bet", amount=1000))
     assert info.value.code == "not_allowed_now"
+
+
+def test_stud8_9_a_seat_that_can_only_call_may_not_raise():
+    ex = recorded_table({1: STACK, 2: STACK, 3: 200 + 500})
+    deal(ex, {1: "Ah Kh 2d", 2: "Qs Qd 2c", 3: "7c 8c 9s"})
+    act(ex, 2, "bring_in")
+    assert {o.action for o in step(ex).options} == {"fold", "call"}
+    refused(ex, "raise_not_allowed", 3, "complete")
+    act(ex, 3, "call")
+    assert stack(ex, 3) == 0
+
+
+def test_stud8_1_a_seat_sitting_out_cannot_act():
+    ex = recorded_table({1: STACK, 2: STACK, 3: 100})
+    deal(ex, {1: "Ah Kh 2d", 2: "Qs Qd 2c"})
+    refused(ex, "seat_not_in_hand", 3, "call")
