@@ -96,7 +96,12 @@ class StudBot:
             return aggressive, amount
         if "check" in options:
             return "check", None
-        fold_rate = 0.02 if self._loose else max(0.05, 0.55 - value)
+        if self._loose:
+            fold_rate = 0.02
+        elif hand.street == 3:
+            fold_rate = max(0.1, 0.85 - value * 1.3)  # most weak starts fold to the bring-in
+        else:
+            fold_rate = max(0.05, 0.55 - value)
         if hand.street >= 7 and not self._loose:
             fold_rate *= 0.5
         if rng.random() < fold_rate:
