@@ -41,7 +41,7 @@ def _register() -> None:
         importlib.import_module(f"ledger.cli.{name}")
 
 
-_COMMAND_MODULES: list[str] = []
+_COMMAND_MODULES: list[str] = ["evaluate"]
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ledger.evaluation._masks import DESCENDING, RANK_BIT, RUNS
+from ledger.evaluation._masks import DESCENDING, MASK_COUNT, RANK_BIT, RUNS
 
 __all__ = [
     "DEFAULT_FLUSH_BONUS_PAYTABLE",
@@ -40,6 +40,15 @@ __all__ = [
 NINE = 7  # rank index of the 9
 FLUSH_BONUS_MIN_LENGTH = 4  # HCF-11: the Flush Bonus needs at least four cards of one suit
 STRAIGHT_FLUSH_BONUS_MIN_LENGTH = 3  # HCF-10: the Straight Flush Bonus needs a run of three
+
+# Per-mask comparison keys, shifted left by 2 to hold the suit in the low bits, so that the
+# max of the four suits' keys is the best suit, ties going to the higher suit.
+_FLUSH_KEY: tuple[int, ...] = tuple(
+    (mask.bit_count() << 13 | mask) << 2 for mask in range(MASK_COUNT)
+)
+"""``(length << 13 | mask) << 2``; at equal lengths the larger mask is the higher (HCF-4)."""
+_RUN_KEY: tuple[int, ...] = tuple(run << 2 for run in RUNS)
+"""``(length << 4 | top) << 2`` of each mask's longest run (HCF-10)."""
 
 DEFAULT_FLUSH_BONUS_PAYTABLE: Mapping[int, int] = MappingProxyType({7: 200, 6: 50, 5: 10, 4: 2})
 """HCF-11 default: flush length -> N of N-1 (3 or fewer cards lose)."""
@@ -88,15 +97,23 @@ def flush(cards: Sequence[int]) -> Flush:
 
     Two suits equal in every rank are the same flush; the higher suit index is reported.
     """
-    masks = suit_masks(cards)
-    key, suit = max((mask.bit_count() << 13 | mask, suit) for suit, mask in enumerate(masks))
-    return Flush(key >> 13, DESCENDING[masks[suit]], suit)
+    masks = [0, 0, 0, 0]
+    for card in cards:
+        masks[card & 3] |= RANK_BIT[card]
+    key = _FLUSH_KEY
+    best = max(key[masks[0]], key[masks[1]] | 1, key[masks[2]] | 2, key[masks[3]] | 3)
+    suit = best & 3
+    return Flush(best >> 15, DESCENDING[masks[suit]], suit)
 
 
 def straight_flush(cards: Sequence[int]) -> StraightFlush:
     """The longest straight-flush run of a hand (HCF-10); equal lengths: the higher top card."""
-    run, suit = max((RUNS[mask], suit) for suit, mask in enumerate(suit_masks(cards)))
-    return StraightFlush(run >> 4, run & 15, suit)
+    masks = [0, 0, 0, 0]
+    for card in cards:
+        masks[card & 3] |= RANK_BIT[card]
+    run = _RUN_KEY
+    best = max(run[masks[0]], run[masks[1]] | 1, run[masks[2]] | 2, run[masks[3]] | 3)
+    return StraightFlush(best >> 6, best >> 2 & 15, best & 3)
 
 
 def dp_qualifies(hand_flush: Flush) -> bool:

@@ -136,6 +136,7 @@ def test_chp_7_dragon_beats_the_other_automatic_wins() -> None:
         ("As Ah Kd | Kc Qc Qh Jd Jh | Ts Td 9c 9h 2c", True),
         ("As Ah Ad | Ac Qc Qh Jd Jh | Ts Td 9c 9h 2c", True),  # four of a kind counts as two pairs
         ("As Ah Ad | Kc Qc Qh Jd Jh | Ts Td 9c 9h 2c", False),  # trips are not a pair: 5 pairs
+        ("As Ah Ad | Kc Kd Qh Qd Jh | Js Tc Td 9c 9h", False),  # five pairs and trips: no
         ("As Ah Kd | Kc Qc Qh Jd Jh | Ts Td 9c 8h 2c", False),  # five pairs
         ("As Ah Ad | Kc Kh Kd Jd Jh | Ts Td 9c 9h 2c", False),  # two trips, four pairs
     ],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from collections import Counter
@@ -171,7 +172,7 @@ TEXTBOOK_FIVE_CARD_COUNTS = {
 def test_csp_5_all_2598960_five_card_hands_have_the_textbook_category_counts() -> None:
     started = time.perf_counter()
     strengths = Counter(map(evaluate, combinations(range(52), 5)))
-    by_category = Counter()
+    by_category: Counter[Category] = Counter()
     for value, count in strengths.items():
         by_category[category(value)] += count
     assert dict(by_category) == TEXTBOOK_FIVE_CARD_COUNTS
@@ -278,3 +279,31 @@ def test_stud8_3_showing_matches_the_naive_reference(cards: list[int]) -> None:
     ref_category, ref_ranks = reference.partial_hand(cards)
     value = evaluate_showing(cards)
     assert (int(category(value)), ranks(value)) == (ref_category, ref_ranks)
+
+
+TEXTBOOK_SEVEN_CARD_COUNTS = {
+    Category.ROYAL_FLUSH: 4_324,
+    Category.STRAIGHT_FLUSH: 37_260,
+    Category.FOUR_OF_A_KIND: 224_848,
+    Category.FULL_HOUSE: 3_473_184,
+    Category.FLUSH: 4_047_644,
+    Category.STRAIGHT: 6_180_020,
+    Category.THREE_OF_A_KIND: 6_461_620,
+    Category.TWO_PAIR: 31_433_400,
+    Category.ONE_PAIR: 58_627_800,
+    Category.HIGH_CARD: 23_294_460,
+}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not os.environ.get("LEDGER_SLOW_TESTS"),
+    reason="about 35 s: set LEDGER_SLOW_TESTS=1, or run ops/bench/evaluation_counts.py --seven",
+)
+def test_stud8_7_all_133784560_seven_card_hands_have_the_textbook_category_counts() -> None:
+    strengths = Counter(map(evaluate, combinations(range(52), 7)))
+    by_category: Counter[Category] = Counter()
+    for value, count in strengths.items():
+        by_category[category(value)] += count
+    assert dict(by_category) == TEXTBOOK_SEVEN_CARD_COUNTS
+    assert len(strengths) == 4_824  # distinct 7-card hand values
