@@ -9,6 +9,7 @@ from ledger.games.base import Game
 from ledger.games.caribbean import CaribbeanStud
 from ledger.games.chinese import ChinesePoker
 from ledger.games.hcf import HighCardFlush
+from ledger.games.stud8 import StudHiLo
 
 GAMES: dict[str, Game[Any, Any]] = {
     game.name: game
@@ -16,6 +17,7 @@ GAMES: dict[str, Game[Any, Any]] = {
         CaribbeanStud(),
         HighCardFlush(),
         ChinesePoker(),
+        StudHiLo(),
     )
 }
 
