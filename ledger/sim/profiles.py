@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ledger.errors import NotFound
 from ledger.games.base import TableView
-from ledger.sim import chinese, hcf
+from ledger.sim import chinese, hcf, stud8
 from ledger.sim.base import Bot
 from ledger.sim.caribbean import CaribbeanBot
 
@@ -50,6 +51,16 @@ def _wrap(
     return top_up
 
 
+def _stud_top_up(table: TableView, seat: int) -> TopUp | None:
+    """A seat that can no longer post an ante and two big bets buys a stack drawn by the stud
+    bot's policy (short stacks one time in four, so all-ins and side pots happen)."""
+    config = table.config
+    if table.seat_stack(seat) >= config.ante + 2 * config.big_bet:
+        return None
+    rng = random.Random(table.hand_no * 31 + seat)
+    return TopUp(amount=stud8.starting_stack(config, rng))
+
+
 PROFILES: dict[str, Profile] = {
     "caribbean-stud": Profile(
         game="caribbean-stud",
@@ -72,6 +83,14 @@ PROFILES: dict[str, Profile] = {
         players=6,
         top_up=_wrap(hcf.top_up),
         config={"rake": {"method": "i", "fee": 100}},
+    ),
+    "stud-hilo": Profile(
+        game="stud-hilo",
+        code="STUD8",
+        make_bot=stud8.StudBot,
+        players=8,
+        top_up=_stud_top_up,
+        config={"rake_bps": 500, "rake_cap": 300},
     ),
 }
 
