@@ -40,7 +40,13 @@ from ledger.commands import (
     UnseatPlayer,
     VoidHand,
 )
-from ledger.errors import InvalidInput, NotFound, RuleViolation, StateConflict
+from ledger.errors import (
+    InvalidInput,
+    NotFound,
+    RuleViolation,
+    StateConflict,
+    validation_problems,
+)
 from ledger.games.base import ConfigBase, DealPlan, Game, Step, TableView
 from ledger.games.registry import get_game
 from ledger.records import (
@@ -473,10 +479,7 @@ def validate_config(game: Game[Any, Any], data: dict[str, Any]) -> ConfigBase:
     try:
         return game.config_type.model_validate(data)
     except ValidationError as exc:
-        problems = [
-            {"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]}
-            for e in exc.errors(include_url=False)
-        ]
+        problems = validation_problems(exc)
         summary = "; ".join(f"{p['field'] or 'config'}: {p['problem']}" for p in problems)
         raise InvalidInput(
             "invalid_config", f"invalid {game.title} configuration: {summary}", problems=problems
