@@ -196,7 +196,7 @@ def command_from(name: str, data: dict[str, Any]) -> Command:
     """
     from pydantic import ValidationError
 
-    from ledger.errors import InvalidInput
+    from ledger.errors import InvalidInput, validation_problems
 
     cls = COMMANDS_BY_NAME.get(name)
     if cls is None:
@@ -206,10 +206,7 @@ def command_from(name: str, data: dict[str, Any]) -> Command:
     try:
         return cls.model_validate(data)
     except ValidationError as exc:
-        problems = [
-            {"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]}
-            for e in exc.errors(include_url=False)
-        ]
+        problems = validation_problems(exc)
         code = classify_problems(problems)
         summary = "; ".join(f"{p['field']}: {p['problem']}" for p in problems)
         raise InvalidInput(code, f"invalid {name}: {summary}", problems=problems) from None
