@@ -1,6 +1,7 @@
 """Every implemented game played in full over HTTP against the real server (uvicorn on
 loopback), on SQLite and PostgreSQL: the simulator's bots observe through an auditor token and
-act through a device token."""
+act through a device token, and the device's own view is checked at every step: the
+auditor's view with face-down cards masked, nothing else changed."""
 
 from __future__ import annotations
 
@@ -34,10 +35,12 @@ def test_every_game_plays_full_hands_over_http(
     client, tokens, ledger = live
     for n, game in enumerate(sorted(GAMES)):
         code = f"E2E-{n}"
-        executor = play_table(client, tokens, game, code, HANDS, seed=n)
+        executor = play_table(client, tokens, game, code, HANDS, seed=n, check_device_view=True)
         state = executor.state()
         assert state["hand_no"] == HANDS and state["hand"] is None, game
         assert conserved(state), game
+        # The table device saw the same hands with the face-down cards masked.
+        assert executor.hidden_seen > 0, game
         # Every event the answers reported is in the stream, once, in order.
         stored = ledger.recorder.select_events(table_id(code))
         assert len(stored) == executor.events == state["version"], game

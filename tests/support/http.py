@@ -128,6 +128,9 @@ class HttpExecutor:
         self.observer = observer
         self.events = 0
         self.commands = 0
+        self.check_device_view = False
+        self.hidden_seen = 0
+        """Cards the device view masked (counted when ``check_device_view`` is on)."""
 
     def execute(self, command: Command) -> dict[str, Any]:
         answer = send(self.client, self.device, command)
@@ -143,7 +146,25 @@ class HttpExecutor:
         return data
 
     def observe(self) -> tuple[TableView, Any, Step]:
-        return view_of(self.state())
+        full = self.state()
+        if self.check_device_view and full["hand"] is not None:
+            seen = self.client.get(f"/tables/{self.code}", headers=bearer(self.device)).json()
+            self.hidden_seen += masked_like(seen["hand"], full["hand"])
+        return view_of(full)
+
+
+def masked_like(masked: Any, full: Any) -> int:
+    """Check that ``masked`` is ``full`` with some values replaced by None; count them."""
+    if isinstance(full, dict):
+        assert isinstance(masked, dict) and masked.keys() == full.keys()
+        return sum(masked_like(masked[k], full[k]) for k in full)
+    if isinstance(full, list):
+        assert isinstance(masked, list) and len(masked) == len(full)
+        return sum(masked_like(m, f) for m, f in zip(masked, full, strict=True))
+    if masked is None and full is not None:
+        return 1
+    assert masked == full
+    return 0
 
 
 def view_of(data: dict[str, Any]) -> tuple[TableView, Any, Step]:
@@ -168,13 +189,15 @@ def view_of(data: dict[str, Any]) -> tuple[TableView, Any, Step]:
 
 
 def play_table(
-    client: httpx.Client, tokens: Tokens, game: str, code: str, hands: int, seed: int
+    client: httpx.Client, tokens: Tokens, game: str, code: str, hands: int, seed: int,
+    *, check_device_view: bool = False,
 ) -> HttpExecutor:
     """Open ``code`` (admin), seat and buy in the profile's players, play ``hands`` hands."""
     profile = profile_for(game)
     rules = get_game(game)
     ids = CommandIds(code, f"http-{uuid.uuid4().hex[:10]}")
     executor = HttpExecutor(client, code, tokens.device, tokens.auditor)
+    executor.check_device_view = check_device_view
     send(client, tokens.admin, OpenTable(command_id=ids.next(), table=code, game=game,
                                          config=profile.config))
     executor.events += 1
