@@ -187,7 +187,7 @@ def command_from(name: str, data: dict[str, Any]) -> Command:
     """
     from pydantic import ValidationError
 
-    from ledger.errors import InvalidInput
+    from ledger.errors import InvalidInput, validation_problems
 
     cls = COMMANDS_BY_NAME.get(name)
     if cls is None:
@@ -197,10 +197,7 @@ def command_from(name: str, data: dict[str, Any]) -> Command:
     try:
         return cls.model_validate(data)
     except ValidationError as exc:
-        problems = [
-            {"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]}
-            for e in exc.errors(include_url=False)
-        ]
+        problems = validation_problems(exc)
         code = "invalid_command"
         if any("unknown card" in p["problem"] or "card number" in p["problem"] for p in problems):
             code = "unknown_card"

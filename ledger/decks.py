@@ -74,15 +74,23 @@ def deck_key(settings: Settings) -> bytes:
         return key
     path = Path(settings.deck_key_file)
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            pass  # another process made it first
-        else:
-            with os.fdopen(fd, "w") as fh:
-                fh.write(secrets.token_hex(32) + "\n")
+        _create_key_file(path)
     try:
         return bytes.fromhex(path.read_text().strip())
     except ValueError:
         raise LedgerError("invalid_deck_key", f"{path} does not hold 64 hex digits") from None
+
+
+def _create_key_file(path: Path) -> None:
+    """Write a new random key, readable by the owner only; another process may win the race."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(secrets.token_hex(32) + "\n")
+    try:
+        os.link(temp, path)  # atomic; fails if the file appeared meanwhile
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(temp)

@@ -49,3 +49,11 @@ class StateConflict(LedgerError):
 
 class ConcurrencyError(LedgerError):
     """The table kept changing under the command; retries were exhausted."""
+
+
+def validation_problems(exc: Any) -> list[dict[str, str]]:
+    """A pydantic ``ValidationError`` as ``[{"field": "a.b", "problem": "..."}]``."""
+    return [
+        {"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]}
+        for e in exc.errors(include_url=False)
+    ]

@@ -40,7 +40,13 @@ from ledger.commands import (
     UnseatPlayer,
     VoidHand,
 )
-from ledger.errors import InvalidInput, NotFound, RuleViolation, StateConflict
+from ledger.errors import (
+    InvalidInput,
+    NotFound,
+    RuleViolation,
+    StateConflict,
+    validation_problems,
+)
 from ledger.games.base import ConfigBase, DealPlan, Game, Step, TableView
 from ledger.games.registry import get_game
 from ledger.records import (
@@ -119,6 +125,8 @@ class TableState:
         """Chips moved during the hand in progress, ``"src>dst"`` -> amount (reversed by a void)."""
         self.hand_cards: list[int] = []
         """Every card dealt in the hand in progress, in dealing order."""
+        self.hand_players: list[str] = []
+        """The players dealt into the hand in progress (whatever seat they sit at now)."""
         self.sealed_deck: str | None = None
         accounts.apply_transfers(self.balances, opened.transfers)
 
@@ -221,8 +229,9 @@ class TableState:
         player = self._player_at(cmd.seat)
         records: list[Record] = []
         if self.hand is not None and self.seat_in_hand(cmd.seat):
-            # COM-6: leaving without acting on the hand is a fold.
-            records.extend(self.game.leave(self.view(), self.hand, cmd.seat))
+            # COM-6: leaving without acting on the hand is a fold (it may end the hand).
+            left = self.game.leave(self.view(), self.hand, cmd.seat)
+            records.extend(self._with_deck_reveal(r, keeper) for r in left)
         records.append(PlayerUnseated(seat=cmd.seat, player=player, reason=cmd.reason))
         return records
 
@@ -344,7 +353,9 @@ class TableState:
             raise NotFound("seat_empty", f"seat {seat} has no player", seat=seat) from None
 
     def _no_chip_movement_in_hand(self, seat: int, what: str) -> None:
-        if self.seat_in_hand(seat):
+        if self.seat_in_hand(seat) or (
+            self.hand is not None and self.seats.get(seat) in self.hand_players
+        ):
             raise StateConflict(
                 "hand_in_progress",
                 f"seat {seat} is in hand {self.hand_no}: nobody may {what} during a hand (COM-3)",
@@ -377,6 +388,7 @@ class TableState:
             self.sealed_deck = record.sealed_deck
             self.hand_flows = {}
             self.hand_cards = []
+            self.hand_players = [e.player for e in record.seats]
         elif isinstance(record, CardsDealt):
             for d in record.dealt:
                 self.hand_cards.extend(d.cards)
@@ -384,6 +396,7 @@ class TableState:
         if self.hand is None:
             self.hand_flows = {}
             self.hand_cards = []
+            self.hand_players = []
             self.sealed_deck = None
             return
         for t in transfers:
@@ -417,6 +430,7 @@ class TableState:
             "memo": None if self.memo is None else self.memo.model_dump(mode="json"),
             "hand_flows": dict(self.hand_flows),
             "hand_cards": list(self.hand_cards),
+            "hand_players": list(self.hand_players),
             "sealed_deck": self.sealed_deck,
         }
 
@@ -440,6 +454,7 @@ class TableState:
         state.memo = None if memo is None or memo_type is None else memo_type.model_validate(memo)
         state.hand_flows = dict(data["hand_flows"])
         state.hand_cards = list(data["hand_cards"])
+        state.hand_players = list(data.get("hand_players", []))
         state.sealed_deck = data["sealed_deck"]
         return state
 
@@ -464,10 +479,7 @@ def validate_config(game: Game[Any, Any], data: dict[str, Any]) -> ConfigBase:
     try:
         return game.config_type.model_validate(data)
     except ValidationError as exc:
-        problems = [
-            {"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]}
-            for e in exc.errors(include_url=False)
-        ]
+        problems = validation_problems(exc)
         summary = "; ".join(f"{p['field'] or 'config'}: {p['problem']}" for p in problems)
         raise InvalidInput(
             "invalid_config", f"invalid {game.title} configuration: {summary}", problems=problems

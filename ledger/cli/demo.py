@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import typer
@@ -26,6 +27,7 @@ def demo(
 ) -> None:
     """Open a table of every implemented game, play hands with seeded random players through
     the ledger, and print a summary: hands, events, chips moved, house result, jackpot meter."""
+    from ledger.games.registry import get_game
     from ledger.sim.profiles import PROFILES
     from ledger.sim.runner import simulate
 
@@ -34,11 +36,11 @@ def demo(
             path = Path(f"var/demo.sqlite3{suffix}")
             if path.exists():
                 os.remove(path)
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 140)
     results = []
     with ledger_app(database_url) as ledger:
         for i, game in enumerate(sorted(PROFILES)):
-            code = f"DEMO-{game.upper()}"
+            code = f"{PROFILES[game].code}-1"
             with progress_bar(hands, f"{game:<16}") as advance:
                 stats = simulate(
                     ledger, game, code, hands, seed=seed + i, on_hand=lambda _n: advance(1)
@@ -58,13 +60,14 @@ def demo(
     ):
         summary.add_column(column, justify="left" if column in ("game", "table") else "right")
     for s in results:
+        banked = get_game(s.game).banking == "house"
         summary.add_row(
             s.game,
             s.table,
             str(s.hands),
             str(s.events),
             format_amount(s.chips_moved),
-            format_amount(s.house_result),
+            format_amount(s.house_result) if banked else "-",
             format_amount(s.rake),
             format_amount(s.jackpot_after) if s.jackpot_after else "-",
             f"{s.hands / s.seconds:.0f}" if s.seconds else "-",

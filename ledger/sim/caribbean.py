@@ -47,6 +47,8 @@ class CaribbeanBot:
         for s in hand.seats:
             stack = table.seat_stack(s.seat)
             ante = min(ante_opt.min_amount * rng.choice((1, 1, 2, 4)), ante_opt.max_amount)
+            if stack < 3 * ante:
+                ante = ante_opt.min_amount
             sits_out = rng.random() >= 0.9 and (planned or s is not hand.seats[-1])
             if stack < 3 * ante or sits_out:
                 continue

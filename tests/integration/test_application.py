@@ -291,3 +291,43 @@ def test_a_table_whose_stored_stream_was_edited_refuses_to_load(store_settings: 
             fresh.close()
     finally:
         app.close()
+
+
+def test_a_failing_snapshot_does_not_fail_the_command(
+    store_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = LedgerApp(store_settings)
+    try:
+        open_csp(app, recorded=False, players=1)
+
+        def broken(*_: object, **__: object) -> None:
+            raise RuntimeError("snapshot store unavailable")
+
+        monkeypatch.setattr(app.snapshots, "put", broken)
+        for n in range(50):
+            app.execute(BuyIn(command_id=f"b{n}", table="CSP-1", seat=1, amount=100))
+        assert version(app, "CSP-1") == 53
+    finally:
+        app.close()
+
+
+def test_simulated_caribbean_hands_conserve_chips_in_the_store(store_settings: Settings) -> None:
+    """Property over many random hands on a real store: the sum of all accounts is zero, the
+    non-cage accounts hold exactly what the cage issued, and spots are empty between hands."""
+    from ledger.sim.runner import simulate
+
+    app = LedgerApp(store_settings)
+    try:
+        stats = simulate(app, "caribbean-stud", "CSP-9", 60, players=6, seed=99)
+        assert stats.hands == 60
+        fresh = LedgerApp(store_settings)
+        try:
+            balances = fresh.load("CSP-9").state.balances
+        finally:
+            fresh.close()
+        assert sum(balances.values()) == 0
+        issued = -balances.get(accounts.CAGE, 0)
+        assert sum(v for k, v in balances.items() if k != accounts.CAGE) == issued > 0
+        assert not [a for a in balances if accounts.is_hand_scoped(a)]
+    finally:
+        app.close()

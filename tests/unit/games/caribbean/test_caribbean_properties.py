@@ -13,6 +13,7 @@ from ledger.games.caribbean import CaribbeanHand, settle
 from ledger.records import HandSettled, Record
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.caribbean import CaribbeanBot
+from ledger.tablestate import OpenDeckKeeper
 from tests.support.pure import PureTable, cid
 
 
@@ -32,8 +33,11 @@ def test_chips_are_conserved_and_settlements_reproduce(
     seed: int, players: int, cap: int | None
 ) -> None:
     config = {"max_aggregate_payout": cap} if cap else {}
-    t = PureTable("caribbean-stud", config, {s: 30_000 for s in range(1, players + 1)})
     rng = random.Random(seed)
+    decks = OpenDeckKeeper(tuple(rng.sample(range(52), 52)) for _ in range(100))
+    t = PureTable(
+        "caribbean-stud", config, {s: 30_000 for s in range(1, players + 1)}, keeper=decks
+    )
     bot = CaribbeanBot()
     ids = CommandIds("T1", "p")
     for _ in range(20):

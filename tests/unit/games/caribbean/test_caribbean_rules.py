@@ -356,3 +356,18 @@ def test_com_2_cards_in_records_are_text_in_json() -> None:
     dealt = next(r for r in t.records if isinstance(r, CardsDealt))
     assert '"2d"' in dealt.model_dump_json()
     assert parse_cards("2d 3h 7s 9c Jd") == dealt.dealt[0].down
+
+
+def test_com_3_a_player_who_moves_seats_during_the_hand_still_cannot_buy_in() -> None:
+    from ledger.commands import BuyIn, SeatPlayer, UnseatPlayer
+
+    t = table(players=2)
+    t.do(StartHand)
+    wagers(t, 1)
+    wagers(t, 2)
+    t.deal(**{"1": "As Ks Qs Js 9h", "2": "2c 3c 4c 5c 9d", "dealer": DEALER_AK})
+    t.do(UnseatPlayer, seat=1)
+    t.do(SeatPlayer, seat=5, player="p1")
+    with pytest.raises(LedgerError) as err:
+        t.do(BuyIn, seat=5, amount=1_000)
+    assert err.value.code == "hand_in_progress"

@@ -1,0 +1,71 @@
+"""Sealed decks (COM-8) and the store URL (LEDGER_DATABASE_URL)."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from ledger.cards import FULL_DECK, shuffled_deck
+from ledger.decks import SealedDeckKeeper, deck_key
+from ledger.errors import LedgerError
+from ledger.persistence import sqlite_path, store_env
+from ledger.settings import Settings
+
+
+def test_com_8_a_sealed_deck_opens_only_with_its_key() -> None:
+    keeper = SealedDeckKeeper(b"k" * 32)
+    deck = shuffled_deck()
+    sealed = keeper.seal(deck, "salt")
+    assert "salt" not in sealed and str(deck[0]) not in sealed.split(":", 1)[0]
+    assert keeper.unseal(sealed) == (deck, "salt")
+    with pytest.raises(LedgerError) as err:
+        SealedDeckKeeper(b"x" * 32).unseal(sealed)
+    assert err.value.code == "deck_key_mismatch"
+
+
+def test_com_8_two_seals_of_one_deck_differ() -> None:
+    keeper = SealedDeckKeeper(b"k" * 32)
+    assert keeper.seal(FULL_DECK, "s") != keeper.seal(FULL_DECK, "s")
+
+
+def test_the_deck_key_file_is_created_once_and_private(tmp_path: Path) -> None:
+    settings = Settings(deck_key_file=tmp_path / "keys" / "deck.key")
+    first = deck_key(settings)
+    assert len(first) == 32 and deck_key(settings) == first
+    mode = stat.S_IMODE((tmp_path / "keys" / "deck.key").stat().st_mode)
+    assert mode == 0o600
+
+
+def test_a_configured_deck_key_must_be_64_hex_digits(tmp_path: Path) -> None:
+    assert deck_key(Settings(deck_key="ab" * 32, deck_key_file=tmp_path / "k")) == b"\xab" * 32
+    with pytest.raises(LedgerError) as err:
+        deck_key(Settings(deck_key="abc", deck_key_file=tmp_path / "k"))
+    assert err.value.code == "invalid_deck_key"
+
+
+@pytest.mark.parametrize(
+    ("url", "path"),
+    [
+        ("sqlite:///var/x.sqlite3", "var/x.sqlite3"),
+        ("sqlite:////tmp/x.sqlite3", "/tmp/x.sqlite3"),
+        ("sqlite://", ":memory:"),
+    ],
+)
+def test_sqlite_urls(url: str, path: str) -> None:
+    assert sqlite_path(url) == path
+
+
+def test_postgres_url_maps_to_the_library_environment() -> None:
+    env = store_env(Settings(database_url="postgresql://alice:s%40cret@db.example:6543/ledger"))
+    assert env["POSTGRES_HOST"] == "db.example" and env["POSTGRES_PORT"] == "6543"
+    assert env["POSTGRES_USER"] == "alice" and env["POSTGRES_PASSWORD"] == "s@cret"
+    assert env["POSTGRES_DBNAME"] == "ledger"
+
+
+@pytest.mark.parametrize("url", ["mysql://x/y", "postgresql://host", "nonsense"])
+def test_unsupported_urls_are_coded_errors(url: str) -> None:
+    with pytest.raises(LedgerError) as err:
+        store_env(Settings(database_url=url))
+    assert err.value.code == "invalid_database_url"
