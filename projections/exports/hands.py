@@ -19,6 +19,7 @@ from typing import Any
 
 from ledger.errors import InvalidInput
 from projections.context import parse_day
+from projections.exports import poker
 from projections.exports.accounting import Written
 from projections.exports.files import output_dir, write_jsonl
 from projections.queries import ReadModel
@@ -27,7 +28,10 @@ FORMATS = ("jsonl", "phh", "ohh")
 HandWriter = Callable[[Any, ReadModel, list[dict[str, Any]], Path, str], list[Written]]
 """``writer(app, read, hands, directory, day)``: the files written for these hands."""
 
-WRITERS: dict[str, dict[str, HandWriter]] = {"phh": {}, "ohh": {}}
+WRITERS: dict[str, dict[str, HandWriter]] = {
+    "phh": {poker.STUD: poker.write_phh},
+    "ohh": {poker.STUD: poker.write_ohh},
+}
 """Format -> game -> writer, for the formats that only some games fit."""
 
 
