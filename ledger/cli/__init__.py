@@ -41,7 +41,9 @@ def _register() -> None:
         importlib.import_module(f"ledger.cli.{name}")
 
 
-_COMMAND_MODULES: list[str] = ["demo", "simulate", "replay", "evaluate", "serve", "tokens"]
+_COMMAND_MODULES: list[str] = [
+    "demo", "simulate", "replay", "evaluate", "projections", "audit", "export", "serve", "tokens",
+]
 
 
 def main() -> None:

@@ -1,0 +1,161 @@
+"""``ledger audit``: verify the record, replay one hand, seal a gaming day."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table as RichTable
+
+from ledger.cli import app
+from ledger.cli.common import DATABASE_OPTION, ledger_app, progress_bar
+
+audit_app = typer.Typer(
+    name="audit",
+    help="Verify the record from the events alone: hash chains, every decision recomputed by "
+    "the rules in force, chip conservation; replay one hand; seal a gaming day.",
+    no_args_is_help=True,
+)
+app.add_typer(audit_app)
+SHOWN = 50
+SEAL_OPTION = typer.Option(
+    None, "--seal", help="Also check the heads sealed in this file (`ledger audit seal`): "
+    "detects a rewritten history and a truncated tail. Needs LEDGER_SEAL_KEY.")
+SEAL_OUT_OPTION = typer.Option(
+    None, "--out", help="File to write (default: seal-<day>.json in the current directory).")
+
+
+@audit_app.command("verify")
+def verify(
+    table: str | None = typer.Option(None, "--table", help="Only this table (code)."),
+    day: str | None = typer.Option(
+        None, "--day", help="Recompute only the hands of this gaming day (YYYY-MM-DD); the "
+        "chains and conservation are checked whole."),
+    as_json: bool = typer.Option(
+        False, "--json", help='Print one object: {"tables", "hands_checked", "events_checked",'
+        ' "discrepancies": [{"table", "hand", "kind", "expected", "recorded", "rule"}],'
+        ' "chain_ok", "conservation_ok"}.'),
+    seal: Path | None = SEAL_OPTION,
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """Replay every hand from the stored events, recompute every settlement, rake and jackpot
+    movement with the rules and configuration in force at the time, and compare with what was
+    recorded; check each table's hash chain and the command log's copy of every event, that
+    every event's transfers balance, that wager spots and pots are empty between hands, and
+    that all accounts sum to the net cage movements.
+
+    Exit status 0 only when everything holds; 1 when a discrepancy is found (each is listed
+    with its table, hand, kind, expected and recorded values and rule id); 2 on bad input."""
+    from projections.audit.seal import read_seal, seal_key
+    from projections.audit.verify import verify as run
+
+    with ledger_app(database_url) as ledger:
+        sealed = read_seal(seal) if seal is not None else None
+        key = seal_key(ledger.settings) if sealed is not None else None
+        head = int(ledger.recorder.max_notification_id() or 0)
+        with progress_bar(head, "audit") as advance:
+            report = run(ledger, table=table, day=day, seal=sealed, seal_key=key,
+                         progress=advance)
+    if as_json:
+        typer.echo(json.dumps(report.as_dict()))
+    else:
+        _print_report(report.as_dict(), day)
+    raise typer.Exit(0 if report.ok else 1)
+
+
+def _print_report(data: dict[str, Any], day: str | None) -> None:
+    console = Console()
+    scope = f" (hands of gaming day {day})" if day else ""
+    console.print(f"tables {len(data['tables'])}, hands checked {data['hands_checked']}{scope}, "
+                  f"events checked {data['events_checked']}", highlight=False)
+    console.print(f"hash chains: {'intact' if data['chain_ok'] else '[red]BROKEN[/]'}; "
+                  f"conservation: {'holds' if data['conservation_ok'] else '[red]VIOLATED[/]'}")
+    found = data["discrepancies"]
+    if not found:
+        console.print("[green]no discrepancies[/]: every recorded decision is what the rules "
+                      "produce")
+        return
+    table = RichTable(title=f"{len(found)} discrepancies")
+    for column in ("table", "hand", "kind", "rule", "expected", "recorded"):
+        table.add_column(column, overflow="fold")
+    for item in found[:SHOWN]:
+        table.add_row(escape(item["table"]), str(item["hand"] or "-"), item["kind"],
+                      item["rule"] or "-", escape(_short(item["expected"])),
+                      escape(_short(item["recorded"])))
+    console.print(table)
+    if len(found) > SHOWN:
+        console.print(f"... and {len(found) - SHOWN} more (use --json for all)")
+
+
+def _short(value: Any, width: int = 160) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else value
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+@audit_app.command("hand")
+def hand(
+    table: str = typer.Argument(..., help="Table code."),
+    hand_no: int = typer.Argument(..., help="Hand number."),
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """Replay one hand decision by decision: what was recorded and what the rules in force
+    recompute, side by side, with the rule id behind each decision and the deck commitment
+    checked (COM-8). Exit status 1 when the two differ anywhere."""
+    from projections.audit.handreplay import hand_replay
+
+    with ledger_app(database_url) as ledger:
+        replay = hand_replay(ledger, table, hand_no)
+    console = Console()
+    console.print(f"[bold]table {escape(replay.table)} hand {replay.hand_no}[/] "
+                  f"({replay.game}): every decision recomputed by the rules in force",
+                  highlight=False)
+    grid = RichTable(show_lines=True)
+    for column in ("v", "event", "recorded", "recomputed", "rules", ""):
+        grid.add_column(column, overflow="fold")
+    for step in replay.steps:
+        mark = {True: "[green]=[/]", False: "[red]DIFFERS[/]", None: "-"}[step.agrees]
+        recomputed = ("(not recomputed: the deck is revealed when the hand ends)"
+                      if step.recomputed is None else
+                      "same" if step.agrees else "\n".join(step.recomputed))
+        event = step.event + (f"\n({step.command})" if step.command else "")
+        grid.add_row(str(step.version), event, escape("\n".join(step.recorded)),
+                     escape(recomputed), ", ".join(step.rules), mark)
+    console.print(grid)
+    if replay.commitment_ok is not None:
+        console.print("deck commitment (COM-8): " + ("[green]verified[/]: the revealed deck and "
+                      "salt hash to the commitment recorded at the start" if
+                      replay.commitment_ok else "[red]DOES NOT MATCH[/]"))
+    for d in replay.discrepancies:
+        console.print(f"[red]{d.kind}[/] {d.rule or ''}: expected {escape(_short(d.expected))}"
+                      f", recorded {escape(_short(d.recorded))}", highlight=False)
+    raise typer.Exit(0 if replay.ok else 1)
+
+
+@audit_app.command("seal")
+def seal(
+    day: str = typer.Option(..., "--day", help="Gaming day to seal (YYYY-MM-DD)."),
+    out: Path | None = SEAL_OUT_OPTION,
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """Write each table's chain head at the end of the gaming day (last version and its chain
+    digest), signed with HMAC-SHA256 under LEDGER_SEAL_KEY. Keep the file away from the
+    database; `ledger audit verify --seal FILE` checks the store against it."""
+    from ledger.errors import InvalidInput
+    from projections.audit.seal import make_seal, seal_key
+    from projections.context import parse_day
+
+    with ledger_app(database_url) as ledger:
+        day = parse_day(day)
+        payload = make_seal(ledger, day, seal_key(ledger.settings))
+        path = out or Path(f"seal-{day}.json")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise InvalidInput("output_not_writable",
+                               f"cannot write {path}: {exc.strerror or exc}") from None
+    typer.echo(f"sealed gaming day {day}: {len(payload['tables'])} table heads -> {path}")

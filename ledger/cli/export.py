@@ -1,0 +1,77 @@
+"""``ledger export``: the day's accounting files and hand histories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ledger.cli import app
+from ledger.cli.common import DATABASE_OPTION, ledger_app
+
+export_app = typer.Typer(
+    name="export",
+    help="Files for accounting and auditors: CSV (Excel-friendly) and JSON Lines of the "
+    "accounting views; hand histories as JSON Lines, PHH or Open Hand History.",
+    no_args_is_help=True,
+)
+app.add_typer(export_app)
+OUT_OPTION = typer.Option(Path("out"), "--out", help="Directory to write into.")
+
+
+@export_app.command("accounting")
+def accounting(
+    day: str = typer.Option(..., "--day", help="Gaming day (YYYY-MM-DD)."),
+    out: Path = OUT_OPTION,
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """Write accounting-D, rake-D, jackpot-D, bankrolls-D and dp-results-D, each as .csv
+    (UTF-8 with BOM, one header row, amounts in currency units with two decimals) and .jsonl
+    (the same columns, amounts as "12.50" strings). The projections are brought up to date
+    first."""
+    from ledger.cli.projections import catch_up
+    from projections.context import parse_day
+    from projections.exports.accounting import export_accounting
+    from projections.queries import ReadModel
+
+    with ledger_app(database_url) as ledger:
+        day = parse_day(day)
+        catch_up(ledger)
+        written = export_accounting(ReadModel(ledger), day, out)
+    for w in written:
+        typer.echo(f"{w.path}  {w.rows} rows")
+
+
+@export_app.command("hands")
+def hands(
+    day: str = typer.Option(..., "--day", help="Gaming day (YYYY-MM-DD) the hands started."),
+    fmt: str = typer.Option(
+        "jsonl", "--format", help="jsonl (every game), phh (Seven Card Stud Hi/Lo, PHH TOML) or "
+        "ohh (Open Hand History; Seven Card Stud Hi/Lo)."),
+    out: Path = OUT_OPTION,
+    table: str | None = typer.Option(None, "--table", help="Only this table."),
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """Write the hand histories of the hands that started on a gaming day. JSON Lines cover
+    every game (house-banked games included); PHH and OHH describe poker hands, so they cover
+    the games they fit and count the others as skipped. The projections are brought up to date
+    first."""
+    from ledger.cli.projections import catch_up
+    from projections.context import parse_day
+    from projections.exports.hands import export_hands
+    from projections.queries import ReadModel
+
+    with ledger_app(database_url) as ledger:
+        day = parse_day(day)
+        catch_up(ledger)
+        result = export_hands(ledger, ReadModel(ledger), day, fmt.lower(), out, table=table)
+    files = len(result.written)
+    shown = result.written if files <= 10 else result.written[:3]
+    for w in shown:
+        typer.echo(f"{w.path}  {w.rows} hands")
+    if files > len(shown):
+        typer.echo(f"... {files} files in {shown[0].path.parent}")
+    typer.echo(f"{result.hands} hands exported as {fmt}")
+    for game, count in result.skipped.items():
+        typer.echo(f"skipped {count} {game} hands: {fmt} cannot describe that game "
+                   "(use --format jsonl)")

@@ -1,0 +1,96 @@
+"""``ledger projections``: the read models, their positions and rebuilds."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from ledger.cli import app
+from ledger.cli.common import DATABASE_OPTION, ledger_app, progress_bar
+
+projections_app = typer.Typer(
+    name="projections",
+    help="The read models rebuilt from the events (hands, bankrolls, coverage, rake, jackpot, "
+    "accounting): their positions, catch-up and rebuild.",
+    no_args_is_help=True,
+)
+app.add_typer(projections_app)
+
+VIEW_OPTION = typer.Option(
+    None, "--view", help="Only this view (repeat for several): tables, hands, bankrolls, "
+    "coverage, rake, jackpot, accounting. Default: every view.",
+)
+
+
+@projections_app.command("status")
+def status(
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per view."),
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """Each view's position in the event log, the log's head and the lag (events not yet
+    projected); ``outdated`` views must be rebuilt."""
+    from projections.runner import Runner
+
+    with ledger_app(database_url) as ledger:
+        rows = [s.as_dict() for s in Runner(ledger).status()]
+    if as_json:
+        for row in rows:
+            typer.echo(json.dumps(row))
+        return
+    table = RichTable(title="Projections")
+    for column in ("view", "position", "head", "lag", "state", "updated at"):
+        table.add_column(column, justify="right" if column in ("position", "head", "lag")
+                         else "left")
+    for row in rows:
+        state = "OUTDATED: rebuild" if row["outdated"] else ("current" if not row["lag"]
+                                                             else "behind")
+        table.add_row(row["view"], str(row["position"]), str(row["head"]), str(row["lag"]),
+                      state, row["updated_at"] or "-")
+    Console().print(table)
+
+
+@projections_app.command("rebuild")
+def rebuild(
+    view: list[str] | None = VIEW_OPTION,
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """Empty the views (all, or those named with --view) and build them again from the first
+    event, with progress on a terminal. Safe to interrupt: `ledger projections update` goes on
+    from the last batch written."""
+    _run(view, database_url, rebuild=True)
+
+
+@projections_app.command("update")
+def update(
+    view: list[str] | None = VIEW_OPTION,
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """Bring the views up to date with the events appended since their last update."""
+    _run(view, database_url, rebuild=False)
+
+
+def _run(view: list[str] | None, database_url: str | None, *, rebuild: bool) -> None:
+    from projections.runner import Runner
+
+    with ledger_app(database_url) as ledger:
+        runner = Runner(ledger, view)
+        if rebuild:
+            runner.reset()
+        total = runner.lag()
+        with progress_bar(total, "rebuild" if rebuild else "update") as advance:
+            done = runner.catch_up(progress=advance)
+        names = ", ".join(v.name for v in runner.views)
+    typer.echo(f"{'rebuilt' if rebuild else 'updated'} {names}: {done} events read")
+
+
+def catch_up(ledger: Any, label: str = "projections") -> int:
+    """Bring every view up to date (used before exports), with progress on a terminal."""
+    from projections.runner import Runner
+
+    runner = Runner(ledger)
+    with progress_bar(runner.lag(), label) as advance:
+        return runner.catch_up(progress=advance)

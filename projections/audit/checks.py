@@ -1,0 +1,112 @@
+"""Chip conservation, checked event by event while a table is replayed.
+
+- every transfer moves a positive amount between two different, well-formed accounts, and the
+  transfers of an event sum to zero;
+- the amount an event states (a buy-in, a cash-out, a wager) is what its transfers move;
+- no player stack, wager spot, bank, rake or jackpot account ever goes below zero;
+- between hands every wager spot and the designated player's bank are empty;
+- the sum of every account but the cage equals the net cage movements (buy-ins less cash-outs
+  as the events state them), and the cage holds the opposite;
+- a settled hand's rake lines add up to the rake account's change over the hand.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from ledger import accounts
+from ledger import records as r
+from ledger.accounts import net_flows
+
+_ACCOUNT = re.compile(r"^(cage|house|rake|jackpot|bank|player:.+|spot:\d+:.+)$")
+NON_NEGATIVE = ("player:", "spot:", "bank", "rake", "jackpot")
+
+Report = Callable[[str, int | None, Any, Any, str | None], None]
+"""``report(kind, hand, expected, recorded, rule)``."""
+
+
+class Conservation:
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        self.bought = 0
+        self.cashed = 0
+        self._open: set[str] = set()
+        """Problems already reported and not yet cleared (reported once, not at every event)."""
+
+    def event(self, event: BaseModel, version: int) -> None:
+        """Checks on one event by itself (before it is applied)."""
+        hand = getattr(event, "hand_no", None)
+        transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
+        for t in transfers:
+            if t.amount <= 0 or t.src == t.dst or not (_ACCOUNT.match(t.src)
+                                                        and _ACCOUNT.match(t.dst)):
+                self.report("transfer_invalid", hand, "a positive amount between two "
+                            "different accounts", {"version": version, **t.model_dump()},
+                            t.rule)
+        if sum(net_flows(transfers).values()) != 0:
+            self.report("transfers_unbalanced", hand, 0, sum(net_flows(transfers).values()),
+                        None)
+        if isinstance(event, r.ChipsBoughtIn):
+            self.bought += event.amount
+            self._stated(event.amount, transfers, accounts.CAGE, "out", version, None)
+        elif isinstance(event, r.ChipsCashedOut):
+            self.cashed += event.amount
+            self._stated(event.amount, transfers, accounts.CAGE, "in", version, None)
+        elif isinstance(event, r.WagerPlaced):
+            moved = sum(t.amount for t in transfers if accounts.is_spot(t.dst))
+            if moved != event.amount:
+                self.report("amount_mismatch", hand, {"version": version, "amount": moved},
+                            {"version": version, "amount": event.amount}, event.rule)
+
+    def _stated(self, amount: int, transfers: Sequence[r.Transfer], account: str, way: str,
+                version: int, hand: int | None) -> None:
+        moved = sum(t.amount for t in transfers
+                    if (t.src if way == "out" else t.dst) == account)
+        if moved != amount:
+            self.report("amount_mismatch", hand, {"version": version, "amount": moved},
+                        {"version": version, "amount": amount}, "COM-3")
+
+    def balances(self, balances: Mapping[str, int], version: int, hand: int | None,
+                 between_hands: bool) -> None:
+        """Checks on the balances just after an event was applied."""
+        negative = {a for a, b in balances.items() if b < 0 and a.startswith(NON_NEGATIVE)}
+        for account in sorted(negative - self._open):
+            self.report("negative_balance", hand, {"account": account, "balance": ">= 0"},
+                        {"account": account, "balance": balances[account], "version": version},
+                        "COM-3")
+        left = {a: b for a, b in balances.items() if accounts.is_hand_scoped(a) and b}
+        still = {"hand:" + a for a in left} if between_hands else set()
+        if left and between_hands and not still <= self._open:
+            self.report("hand_accounts_not_empty", hand, {}, {"version": version, **left},
+                        "COM-3")
+        self._open = negative | still
+
+    def finish(self, balances: Mapping[str, int], hand: int | None) -> None:
+        """At the end of the stream: every account but the cage sums to the net cage flow."""
+        outside = sum(b for a, b in balances.items() if a != accounts.CAGE)
+        net = self.bought - self.cashed
+        if outside != net or balances.get(accounts.CAGE, 0) != -net:
+            self.report("cage_mismatch", hand,
+                        {"accounts_minor": net, "cage_minor": -net},
+                        {"accounts_minor": outside,
+                         "cage_minor": balances.get(accounts.CAGE, 0)}, "COM-3")
+
+
+def rake_check(hand_events: Sequence[BaseModel], report: Report) -> None:
+    """A settled hand's rake lines equal the rake account's change over the hand."""
+    settled = next((e for e in hand_events if isinstance(e, r.HandSettled)), None)
+    if settled is None:
+        return
+    flow = 0
+    for event in hand_events:
+        transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
+        flow += net_flows(transfers).get(accounts.RAKE, 0)
+    lines = sum(line.amount for line in settled.rake)
+    if lines != flow:
+        rule = settled.rake[0].rule if settled.rake else None
+        report("rake_mismatch", settled.hand_no, {"rake_lines_minor": lines},
+               {"rake_account_change_minor": flow}, rule)

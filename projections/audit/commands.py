@@ -1,0 +1,95 @@
+"""The command behind recorded events: what a table device must have sent for the ledger to
+record them, rebuilt so that the rules can decide it again.
+
+Events are grouped by the command that appended them (consecutive events with one command id);
+the group's first event names the command (a WagerPlaced is a PlaceWager, a PlayerActed an
+Act, a HandSettled a Settle, ...), except that a group ending in PlayerUnseated is an
+UnseatPlayer (it may begin with the fold of COM-6). A group's command is rebuilt with
+the recorded inputs only (seat, kind, amount, action, cards reported by a device); everything
+the rules decide is left to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from ledger import records as r
+from ledger.commands import (
+    Act,
+    BuyIn,
+    CashOut,
+    ChangeConfig,
+    Command,
+    DealCards,
+    OpenTable,
+    PlaceWager,
+    Reveal,
+    SeatPlayer,
+    Settle,
+    StartHand,
+    UnseatPlayer,
+    VoidHand,
+)
+
+AUDIT_ID = "audit"
+
+
+def command_for(
+    code: str, group: Sequence[BaseModel], *, recorded_source: bool = False
+) -> Command | None:
+    """The command that produced ``group`` (None when no command produces such a group).
+
+    ``recorded_source``: the table's cards come from a device (COM-8), so a deal carries them.
+    """
+    first, last = group[0], group[-1]
+    base = {"command_id": AUDIT_ID, "table": code}
+    if isinstance(last, r.PlayerUnseated):
+        return UnseatPlayer(**base, seat=last.seat, reason=last.reason)
+    if isinstance(first, r.TableOpened):
+        return OpenTable(**base, game=first.game, currency=first.currency,
+                         timezone=first.timezone, config=dict(first.config),
+                         opened_by=first.opened_by)
+    if isinstance(first, r.ConfigChanged):
+        return ChangeConfig(**base, config=dict(first.config), approver=first.approver,
+                            reason=first.reason)
+    if isinstance(first, r.PlayerSeated):
+        return SeatPlayer(**base, seat=first.seat, player=first.player)
+    if isinstance(first, r.ChipsBoughtIn):
+        return BuyIn(**base, seat=first.seat, amount=first.amount, kind=first.kind)
+    if isinstance(first, r.ChipsCashedOut):
+        return CashOut(**base, seat=first.seat, amount=first.amount)
+    if isinstance(first, r.HandStarted):
+        return StartHand(**base)
+    if isinstance(first, r.WagerPlaced):
+        return PlaceWager(**base, seat=first.seat, kind=first.kind, amount=first.amount)
+    if isinstance(first, r.CardsDealt):
+        return DealCards(**base, cards=recorded_cards(first) if recorded_source else None)
+    if isinstance(first, r.PlayerActed):
+        return _act(base, first, group)
+    if isinstance(first, r.CardsRevealed):
+        return Reveal(**base)
+    if isinstance(first, r.HandSettled | r.HandCancelled):
+        return Settle(**base)
+    if isinstance(first, r.HandVoided):
+        return VoidHand(**base, reason=first.reason)
+    return None
+
+
+def recorded_cards(dealt: r.CardsDealt) -> dict[str, tuple[int, ...]]:
+    """The cards a device reported for a round, by target, face-down first."""
+    return {str(d.target): d.down + d.up for d in dealt.dealt}
+
+
+def _act(base: dict[str, str], acted: r.PlayerActed, group: Sequence[BaseModel]) -> Act:
+    declaration = acted.declaration
+    if acted.action == "set" and declaration is None:
+        declaration = next((x.declaration for x in group[1:]
+                            if isinstance(x, r.PlayerActed) and x.action == "declare"), None)
+    front = middle = back = None
+    if acted.segments is not None and len(acted.segments) == 3:
+        front, middle, back = acted.segments
+    return Act(**base, seat=acted.seat, action=acted.action,
+               amount=acted.amount if acted.amount else None, front=front, middle=middle,
+               back=back, declaration=declaration)

@@ -1,0 +1,132 @@
+"""``ledger audit hand``: one hand replayed decision by decision, the record and what the rules
+recompute side by side, with the rule behind every decision.
+
+The table is replayed from its first event (the audit trusts no snapshot); only the groups of
+the chosen hand are decided again. Each step is one recorded event: its plain-language lines
+(``ledger.describe``), the lines of what the rules produce for the same command, and whether
+they agree.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from ledger import records as r
+from ledger.cards import verify_commitment
+from ledger.describe import describe
+from ledger.errors import NotFound
+from projections.audit.compare import as_data
+from projections.audit.model import AuditReport, Discrepancy
+from projections.audit.replay import GroupResult
+from projections.audit.verify import _existing, audit_table, hand_scope
+from projections.db import Store
+
+
+@dataclass
+class Step:
+    version: int
+    event: str
+    command: str | None
+    recorded: list[str]
+    recomputed: list[str] | None
+    """None when the rules were not asked (an rng deal of an unfinished hand)."""
+    rules: list[str]
+    agrees: bool | None
+
+
+@dataclass
+class HandReplay:
+    table: str
+    hand_no: int
+    game: str | None = None
+    steps: list[Step] = field(default_factory=list)
+    discrepancies: list[Discrepancy] = field(default_factory=list)
+    commitment: str | None = None
+    commitment_ok: bool | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.discrepancies and all(s.agrees is not False for s in self.steps)
+
+
+def hand_replay(app: Any, table: str, hand_no: int) -> HandReplay:
+    """Replay hand ``hand_no`` of ``table`` with every decision recomputed."""
+    tid = _existing(app, table)
+    replay = HandReplay(table=table, hand_no=hand_no)
+    report = AuditReport()
+
+    def observe(result: GroupResult) -> None:
+        if not any(getattr(e, "hand_no", None) == hand_no for e in result.events):
+            return
+        replay.steps.extend(_steps(result))
+        replay.discrepancies.extend(result.discrepancies)
+        for event in result.events:
+            if isinstance(event, r.HandStarted):
+                replay.commitment = event.deck_commitment
+            deck, salt = getattr(event, "deck", None), getattr(event, "salt", None)
+            if replay.commitment and deck is not None and salt is not None:
+                replay.commitment_ok = verify_commitment(deck, salt, replay.commitment)
+
+    audit_table(app, Store(app.recorder), tid, report, scope=hand_scope(hand_no),
+                observer=observe, chain=False)
+    if not replay.steps:
+        raise NotFound("unknown_hand", f"table {table} has no hand {hand_no}", table=table,
+                       hand=hand_no)
+    replay.table = report.tables[0] if report.tables else table
+    replay.game = _game(app, tid)
+    replay.discrepancies.extend(d for d in report.discrepancies
+                                if d.hand == hand_no and d not in replay.discrepancies)
+    return replay
+
+
+def _game(app: Any, tid: Any) -> str | None:
+    first = app.recorder.select_events(tid, lte=1)
+    if not first:
+        return None
+    game: str | None = json.loads(first[0].state).get("game")
+    return game
+
+
+def _hand_group(result: GroupResult) -> bool:
+    return any(isinstance(e, r.HandRecord) for e in result.events)
+
+
+def _steps(result: GroupResult) -> list[Step]:
+    steps = []
+    expected = result.expected
+    command = result.command.name if result.command is not None else None
+    for i, event in enumerate(result.events):
+        want = expected[i] if expected is not None and i < len(expected) else None
+        recomputed: list[str] | None = None
+        agrees: bool | None = None
+        if result.refusal is not None:
+            recomputed = [f"REFUSED [{result.refusal.code}] {result.refusal.message}"]
+            agrees = False
+        elif expected is not None:
+            recomputed = describe(want) if want is not None else ["(nothing)"]
+            agrees = want is not None and as_data(want) == as_data(event)
+        steps.append(Step(version=event.originator_version, event=type(event).__name__,
+                          command=command if i == 0 else None, recorded=describe(event),
+                          recomputed=recomputed, rules=_rules(event), agrees=agrees))
+    return steps
+
+
+def _rules(event: BaseModel) -> list[str]:
+    found: list[str] = []
+    rule = getattr(event, "rule", None)
+    if rule:
+        found.append(rule)
+    if isinstance(event, r.HandSettled):
+        found.extend(o.rule for o in event.outcomes)
+        found.extend(j.rule for j in event.jackpot)
+        found.extend(k.rule for k in event.rake)
+        if event.coverage is not None:
+            found.append("HCF-12")
+    for t in getattr(event, "transfers", ()):
+        if t.rule:
+            found.append(t.rule)
+    return sorted(set(found))

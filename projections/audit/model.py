@@ -1,0 +1,89 @@
+"""What the audit reports: discrepancies and the summary ``ledger audit verify --json`` prints.
+
+A discrepancy is ``{table, hand, kind, expected, recorded, rule}``: the table code (or the
+stream id when the table's opening is gone), the hand number when the event belongs to a hand,
+what kind of problem it is, what the rules (or the chain) expect, what the store holds, and the
+rule id behind the expectation when there is one. Versions are given inside ``expected`` and
+``recorded``.
+
+Kinds, by the check that reports them (``CHAIN_KINDS`` make ``chain_ok`` false,
+``CONSERVATION_KINDS`` make ``conservation_ok`` false; every kind makes the exit status 1):
+
+chain (stored rows): ``event_edited`` (an event no longer hashes to what the next one carries),
+``event_deleted`` (a version is missing), ``event_inserted`` (a row repeats the chain link of an
+earlier one), ``events_reordered`` (rows out of their chain order), ``stream_start`` (the stream
+does not begin with a TableOpened on the genesis hash), ``undecodable_event``;
+command log (the copy of every event kept with its command): ``command_log_mismatch``,
+``command_log_missing`` (the log lists an event the store lacks: deleted or truncated),
+``command_log_unknown`` (an event no command appended);
+seal: ``seal_signature``, ``seal_truncated``, ``seal_mismatch``, ``seal_missing_table``;
+re-decision (rules vs record): ``rejected`` (the rules refuse the recorded command), ``records``
+(other records than the rules produce), ``outcome``, ``transfer``, ``jackpot``, ``coverage``,
+``pot``, ``points``, ``rake``, ``deal``, ``deck_commitment`` and, for any other field of an
+event, the event's kind (``wager``, ``action``, ``reveal``, ``hand_start``, ...);
+``replay_failed`` (the recorded events cannot be applied);
+conservation: ``transfer_invalid``, ``transfers_unbalanced``, ``amount_mismatch``,
+``negative_balance``, ``hand_accounts_not_empty``, ``cage_mismatch``, ``rake_mismatch``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+CHAIN_KINDS = frozenset({
+    "event_edited", "event_deleted", "event_inserted", "events_reordered", "stream_start",
+    "undecodable_event", "command_log_mismatch", "command_log_missing", "command_log_unknown",
+    "seal_signature", "seal_truncated", "seal_mismatch", "seal_missing_table",
+})
+CONSERVATION_KINDS = frozenset({
+    "transfer_invalid", "transfers_unbalanced", "amount_mismatch", "negative_balance",
+    "hand_accounts_not_empty", "cage_mismatch", "rake_mismatch",
+})
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    table: str
+    hand: int | None
+    kind: str
+    expected: Any
+    recorded: Any
+    rule: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"table": self.table, "hand": self.hand, "kind": self.kind,
+                "expected": self.expected, "recorded": self.recorded, "rule": self.rule}
+
+
+@dataclass
+class AuditReport:
+    tables: list[str] = field(default_factory=list)
+    hands_checked: int = 0
+    events_checked: int = 0
+    discrepancies: list[Discrepancy] = field(default_factory=list)
+    hands_open: int = 0
+    """Hands still in progress at the end of a stream (their rng deals cannot be checked yet)."""
+
+    @property
+    def chain_ok(self) -> bool:
+        return not any(d.kind in CHAIN_KINDS for d in self.discrepancies)
+
+    @property
+    def conservation_ok(self) -> bool:
+        return not any(d.kind in CONSERVATION_KINDS for d in self.discrepancies)
+
+    @property
+    def ok(self) -> bool:
+        return not self.discrepancies
+
+    def as_dict(self) -> dict[str, Any]:
+        """Exactly the object ``ledger audit verify --json`` prints."""
+        return {
+            "tables": self.tables,
+            "hands_checked": self.hands_checked,
+            "events_checked": self.events_checked,
+            "discrepancies": [d.as_dict() for d in self.discrepancies],
+            "chain_ok": self.chain_ok,
+            "conservation_ok": self.conservation_ok,
+        }

@@ -1,0 +1,67 @@
+"""The coverage view (RULES HCF-12): per designated-player hand, the DP, the funds in action at
+the start, each seat's liability tested in settlement order, covered or dead, and the funds
+left. Read from the ``coverage`` section of HandSettled."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger.records import HandSettled
+from projections.base import Item, View
+
+COVERAGE_DDL = (
+    "CREATE TABLE IF NOT EXISTS {proj_coverage} ("
+    "table_code TEXT NOT NULL, hand_no BIGINT NOT NULL, version BIGINT NOT NULL, "
+    "at TEXT NOT NULL, gaming_day TEXT NOT NULL, dp_seat INTEGER NOT NULL, "
+    "funds_at_start_minor BIGINT NOT NULL, funds_left_minor BIGINT NOT NULL, "
+    "dead_seats INTEGER NOT NULL, PRIMARY KEY (table_code, hand_no))"
+)
+LINES_DDL = (
+    "CREATE TABLE IF NOT EXISTS {proj_coverage_lines} ("
+    "table_code TEXT NOT NULL, hand_no BIGINT NOT NULL, seq INTEGER NOT NULL, "
+    "seat INTEGER NOT NULL, liability_minor BIGINT NOT NULL, covered INTEGER NOT NULL, "
+    "funds_before_minor BIGINT NOT NULL, funds_after_minor BIGINT NOT NULL, "
+    "PRIMARY KEY (table_code, hand_no, seq))"
+)
+
+
+class Coverage(View):
+    name = "coverage"
+    description = "designated-player coverage per HCF hand (HCF-12)"
+    tables = ("proj_coverage", "proj_coverage_lines")
+    ddl = (
+        COVERAGE_DDL,
+        LINES_DDL,
+        "CREATE INDEX IF NOT EXISTS proj_coverage_day ON {proj_coverage} (gaming_day)",
+    )
+
+    def reset(self) -> None:
+        self._hands: list[tuple[Any, ...]] = []
+        self._lines: list[tuple[Any, ...]] = []
+
+    def handle(self, item: Item) -> None:
+        event = item.event
+        if not isinstance(event, HandSettled) or event.coverage is None:
+            return
+        c = event.coverage
+        dead = sum(1 for line in c.lines if not line.covered)
+        self._hands.append((item.code, event.hand_no, item.version, item.at, item.day,
+                            c.dp_seat, c.funds_at_start, c.funds_left, dead))
+        for seq, line in enumerate(c.lines):
+            self._lines.append((item.code, event.hand_no, seq, line.seat, line.liability,
+                                int(line.covered), line.funds_before, line.funds_after))
+
+    def flush(self) -> None:
+        self.tx.executemany(
+            "INSERT INTO {proj_coverage} (table_code, hand_no, version, at, gaming_day, "
+            "dp_seat, funds_at_start_minor, funds_left_minor, dead_seats) "
+            "VALUES (?,?,?,?,?,?,?,?,?)",
+            self._hands,
+        )
+        self.tx.executemany(
+            "INSERT INTO {proj_coverage_lines} (table_code, hand_no, seq, seat, "
+            "liability_minor, covered, funds_before_minor, funds_after_minor) "
+            "VALUES (?,?,?,?,?,?,?,?)",
+            self._lines,
+        )
+

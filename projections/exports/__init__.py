@@ -1,0 +1,3 @@
+"""Exports for accountants and auditors: CSV and JSON Lines of the accounting views, and hand
+histories (JSON Lines for every game; PHH and Open Hand History where the game fits).
+"""

@@ -1,0 +1,81 @@
+"""Writing export files: an output directory that must be writable, CSV that Excel opens
+cleanly, JSON Lines, and amounts in currency units.
+
+CSV: UTF-8 with a byte-order mark (Excel then reads accents and the euro sign right), comma
+separated, one header row, ``\\r\\n`` line ends, amounts in currency units with two decimals
+(``1234.50``, a point as decimal separator, no thousands separator), empty cells for values
+that do not apply. JSON Lines: one object per line, UTF-8, the same keys and values as the CSV
+(amounts as strings with two decimals, so that no reader turns them into floating point; empty
+cells as ``null``).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from ledger.errors import InvalidInput
+from ledger.money import to_decimal
+
+
+def output_dir(path: str | Path) -> Path:
+    """The directory ``path``, created if needed; ``output_not_writable`` when it cannot be."""
+    directory = Path(path)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / f".ledger-write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise InvalidInput("output_not_writable",
+                           f"cannot write to {directory}: {exc.strerror or exc}",
+                           path=str(directory)) from None
+    return directory
+
+
+def units(row: dict[str, Any]) -> dict[str, Any]:
+    """A query row for export: ``*_minor`` amounts become ``*`` in currency units (text with
+    two decimals), other values are kept."""
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if key.endswith("_minor"):
+            out[key.removesuffix("_minor")] = None if value is None else str(
+                to_decimal(int(value)))
+        elif isinstance(value, Decimal):
+            out[key] = str(value)
+        else:
+            out[key] = value
+    return out
+
+
+def write_csv(path: Path, columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> int:
+    count = 0
+    with path.open("w", encoding="utf-8-sig", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\r\n")
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow(["" if row.get(c) is None else _cell(row.get(c)) for c in columns])
+            count += 1
+    return count
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | dict):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
+
+
+def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
+    count = 0
+    with path.open("w", encoding="utf-8", newline="\n") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
+            count += 1
+    return count

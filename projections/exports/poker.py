@@ -1,0 +1,199 @@
+"""Poker hand-history formats for Seven Card Stud Hi/Lo, the one implemented game they fit.
+
+Which formats fit which game (the decision, with reasons):
+
+- **PHH** (the TOML format of the ``pokerkit`` project) has a stud hi/lo variant, ``F7S/8``: the
+  stud engineer's pure converter ``ledger.games.stud8.phh.hand_to_phh`` writes it; this module
+  only feeds it the hand's records (read from the store at the versions the hands view gives),
+  the stacks before the hand (from the bankrolls view) and the configuration in force (from the
+  tables view). One ``.phh`` file per hand.
+- **Open Hand History** (JSON, spec 1.4.6) has ``game_type`` ``StudHiLo`` with fixed limits
+  (``FL``), antes, pots with rake and per-player wins: stud hi/lo fits it, with two documented
+  stretches, since the spec names only flop-game streets and has no bring-in: rounds are named
+  ``Third Street`` ... ``Seventh Street`` and ``Showdown``, and the bring-in is written as
+  ``Post Extra Blind`` (a forced bet); stud has no button, so ``dealer_seat`` is 0. One ``.ohh``
+  file per day, hands separated by a blank line as the spec's storage format says.
+- Caribbean Stud and High Card Flush are banked (by the house, by a designated player) and
+  Chinese Poker is scored in points between pairs of players; neither format has a place for a
+  banker, a paytable, coverage or points, so those games are exported as JSON Lines only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from ledger.games.stud8.phh import hand_to_phh
+from ledger.money import to_decimal
+from ledger.table import table_id
+from projections.exports.accounting import Written
+from projections.queries import ReadModel
+
+STUD = "stud-hilo"
+OHH_VERSION = "1.4.6"
+STREETS = {"third_street": "Third Street", "fourth_street": "Fourth Street",
+           "fifth_street": "Fifth Street", "sixth_street": "Sixth Street",
+           "seventh_street": "Seventh Street"}
+OHH_ACTIONS = {"bring_in": "Post Extra Blind", "complete": "Raise", "bet": "Bet",
+               "raise": "Raise", "call": "Call", "check": "Check", "fold": "Fold"}
+
+
+def hand_records(app: Any, hand: dict[str, Any]) -> list[Any]:
+    """The hand's own events, read from the store between its first and last version."""
+    stored = app.recorder.select_events(table_id(hand["table_code"]),
+                                        gt=hand["first_version"] - 1,
+                                        lte=hand["last_version"])
+    events = [app.mapper.to_domain_event(s) for s in stored]
+    return [e for e in events if getattr(e, "hand_no", None) == hand["hand_no"]]
+
+
+def starting_stacks(read: ReadModel, hand: dict[str, Any]) -> dict[int, int]:
+    """Each seat's stack just before the hand started (minor units)."""
+    balances = read.balances_at(hand["table_code"], hand["first_version"] - 1)
+    return {s["seat"]: balances.get(f"player:{s['player']}", 0) for s in hand["seats"]}
+
+
+def write_phh(app: Any, read: ReadModel, hands: list[dict[str, Any]], directory: Path,
+              day: str) -> list[Written]:
+    folder = directory / f"hands-{day}-phh"
+    folder.mkdir(parents=True, exist_ok=True)
+    currency = {t["table_code"]: t["currency"] for t in read.tables()}
+    written = []
+    for hand in hands:
+        if hand["status"] != "settled":
+            continue
+        code = hand["table_code"]
+        text = hand_to_phh(hand_records(app, hand), starting_stacks(read, hand),
+                           read.config(code, hand["config_version"]), table=code,
+                           currency=currency.get(code))
+        path = folder / f"{_safe(code)}-{hand['hand_no']:06d}.phh"
+        path.write_text(text, encoding="utf-8")
+        written.append(Written(path, 1))
+    return written
+
+
+def write_ohh(app: Any, read: ReadModel, hands: list[dict[str, Any]], directory: Path,
+              day: str) -> list[Written]:
+    path = directory / f"hands-{day}.ohh"
+    currency = {t["table_code"]: t["currency"] for t in read.tables()}
+    count = 0
+    with path.open("w", encoding="utf-8", newline="\n") as fh:
+        for hand in hands:
+            if hand["status"] != "settled":
+                continue
+            config = read.config(hand["table_code"], hand["config_version"])
+            document = ohh_hand(hand, starting_stacks(read, hand), config,
+                                currency.get(hand["table_code"], ""))
+            fh.write(("\n" if count else "") + dumps(document) + "\n")
+            count += 1
+    return [Written(path, count)]
+
+
+def ohh_hand(hand: dict[str, Any], stacks: dict[int, int], config: dict[str, Any],
+             currency: str) -> dict[str, Any]:
+    """One stud hi/lo hand as an Open Hand History object (``{"ohh": {...}}``)."""
+    ids = {s["seat"]: i for i, s in enumerate(hand["seats"])}
+    players = [{"id": ids[s["seat"]], "seat": s["seat"], "name": s["player"],
+                "display": s["player"], "starting_stack": _units(stacks.get(s["seat"], 0))}
+               for s in hand["seats"]]
+    rounds = _rounds(hand, ids)
+    return {"ohh": {
+        "spec_version": OHH_VERSION, "site_name": "table-ledger",
+        "network_name": "table-ledger", "internal_version": "1", "tournament": False,
+        "game_number": f"{hand['table_code']}-{hand['hand_no']}",
+        "start_date_utc": hand["started_at"].rstrip("Z").split(".")[0],
+        "table_name": hand["table_code"], "game_type": "StudHiLo",
+        "bet_limit": {"bet_type": "FL", "bet_cap": _units(0)}, "table_size": 8,
+        "currency": currency, "dealer_seat": 0, "small_blind_amount": _units(0),
+        "big_blind_amount": _units(0), "ante_amount": _units(int(config.get("ante", 0))),
+        "flags": [], "players": players, "rounds": rounds, "pots": _pots(hand, ids),
+    }}
+
+
+def _rounds(hand: dict[str, Any], ids: dict[int, int]) -> list[dict[str, Any]]:
+    actions = sorted(hand["actions"], key=lambda a: a["version"])
+    deals = sorted(hand["cards"], key=lambda c: c["version"])
+    reveals = {r["target"]: r["cards"] for r in hand["reveals"]}
+    rounds: list[dict[str, Any]] = []
+    number = 0
+    for i, deal in enumerate(deals):
+        upto = deals[i + 1]["version"] if i + 1 < len(deals) else None
+        items: list[dict[str, Any]] = []
+        if i == 0:
+            items += [{"player_id": ids[a["seat"]], "action": "Post Ante",
+                       "amount": _units(a["amount_minor"])}
+                      for a in actions if a["type"] == "wager" and a["version"] < deal["version"]]
+        board: list[str] = []
+        for d in deal["dealt"]:
+            if d["target"] == "community":
+                board += d["up"]
+            elif isinstance(d["target"], int):
+                items.append({"player_id": ids[d["target"]], "action": "Dealt Cards",
+                              "cards": d["down"] + d["up"]})
+        for a in actions:
+            if a["type"] == "act" and a["action"] in OHH_ACTIONS and \
+                    a["version"] > deal["version"] and (upto is None or a["version"] < upto):
+                item: dict[str, Any] = {"player_id": ids[a["seat"]],
+                                        "action": OHH_ACTIONS[a["action"]]}
+                if a["amount_minor"]:
+                    item["amount"] = _units(a["amount_minor"])
+                items.append(item)
+        rounds.append({"id": i, "street": STREETS.get(deal["round"], deal["round"]),
+                       "cards": board, "actions": _numbered(items, number)})
+        number += len(items)
+    showdown = []
+    for a in actions:
+        if a["type"] == "act" and a["action"] in ("show", "muck"):
+            item = {"player_id": ids[a["seat"]],
+                    "action": "Shows Cards" if a["action"] == "show" else "Mucks Cards"}
+            if a["action"] == "show":
+                item["cards"] = reveals.get(a["seat"], [])
+            showdown.append(item)
+    if showdown:
+        rounds.append({"id": len(rounds), "street": "Showdown", "cards": [],
+                       "actions": _numbered(showdown, number)})
+    return rounds
+
+
+def _numbered(items: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
+    return [{"action_number": start + k, **item} for k, item in enumerate(items)]
+
+
+def _pots(hand: dict[str, Any], ids: dict[int, int]) -> list[dict[str, Any]]:
+    result = hand["result"]
+    pots = []
+    for pot in result.get("pots", []):
+        wins: dict[int, int] = {}
+        for o in result.get("outcomes", []):
+            if o["wager"] == f"pot{pot['index']}" and o["result"] in ("win", "split", "scoop"):
+                wins[o["seat"]] = wins.get(o["seat"], 0) + o["stake"] + o["amount"]
+        pots.append({"number": pot["index"], "amount": _units(pot["amount"]),
+                     "rake": _units(pot.get("rake", 0)), "jackpot": _units(0),
+                     "player_wins": [{"player_id": ids[seat], "win_amount": _units(won),
+                                      "contributed_rake": _units(0)}
+                                     for seat, won in sorted(wins.items())]})
+    return pots
+
+
+# --- exact decimals in JSON --------------------------------------------------------------
+
+_MARK = "@@dec@@"
+_MARKED = re.compile('"' + _MARK + r'(-?\d+\.\d+)"')
+
+
+def _units(amount_minor: int) -> str:
+    """An amount as an exact JSON number with two decimals (written by :func:`dumps`)."""
+    value: Decimal = to_decimal(amount_minor)
+    return f"{_MARK}{value}"
+
+
+def dumps(document: dict[str, Any]) -> str:
+    """JSON with the amounts as plain numbers (``12.50``), never through a float."""
+    return _MARKED.sub(r"\1", json.dumps(document, ensure_ascii=False, separators=(",", ":")))
+
+
+def _safe(code: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", code)

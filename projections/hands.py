@@ -1,0 +1,229 @@
+"""The hands view: every hand, enough to show it without reading events.
+
+One row per (table, hand): game, gaming day (of its start), times, status (``in_progress``,
+``settled``, ``voided``, ``cancelled``), button and designated player, seats, the cards by
+round, every wager and decision in order, the reveals, the settlement (outcomes with their
+rule ids, transfers, jackpot lines, coverage, pots, points, rake), the revealed deck, and
+totals: chips wagered, rake, jackpot contributions and awards, the house's and the designated
+player's result. Cards are written ``As``; amounts are integer minor units.
+
+The face-down cards of a hand in progress are kept here (it is a back-office view) but the
+query layer hides them until the hand has ended.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ledger import accounts
+from ledger import records as r
+from ledger.accounts import net_flows
+from ledger.cards import card_list
+from projections.base import Item, View, dumps
+
+HANDS_DDL = (
+    "CREATE TABLE IF NOT EXISTS {proj_hands} ("
+    "table_code TEXT NOT NULL, hand_no BIGINT NOT NULL, game TEXT NOT NULL, "
+    "gaming_day TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT, status TEXT NOT NULL, "
+    "button INTEGER, dp_seat INTEGER, card_source TEXT NOT NULL, config_version INTEGER NOT NULL, "
+    "deck_commitment TEXT, first_version BIGINT NOT NULL, last_version BIGINT NOT NULL, "
+    "players INTEGER NOT NULL, seats_json TEXT NOT NULL, cards_json TEXT NOT NULL, "
+    "actions_json TEXT NOT NULL, reveals_json TEXT NOT NULL, result_json TEXT NOT NULL, "
+    "rules TEXT NOT NULL, wagered_minor BIGINT NOT NULL, rake_minor BIGINT NOT NULL, "
+    "jackpot_contributions_minor BIGINT NOT NULL, jackpot_awards_minor BIGINT NOT NULL, "
+    "house_result_minor BIGINT NOT NULL, dp_result_minor BIGINT, withheld_minor BIGINT NOT NULL, "
+    "PRIMARY KEY (table_code, hand_no))"
+)
+JSON_COLUMNS = ("seats_json", "cards_json", "actions_json", "reveals_json", "result_json")
+COLUMNS = (
+    "table_code", "hand_no", "game", "gaming_day", "started_at", "ended_at", "status", "button",
+    "dp_seat", "card_source", "config_version", "deck_commitment", "first_version",
+    "last_version", "players", *JSON_COLUMNS, "rules", "wagered_minor", "rake_minor",
+    "jackpot_contributions_minor", "jackpot_awards_minor", "house_result_minor",
+    "dp_result_minor", "withheld_minor",
+)
+ENDINGS = {r.HandSettled: "settled", r.HandVoided: "voided", r.HandCancelled: "cancelled"}
+DP_WAGER = "designated_player"
+
+
+class Hands(View):
+    name = "hands"
+    description = "every hand: seats, cards, actions, results, rule ids"
+    tables = ("proj_hands",)
+    ddl = (
+        HANDS_DDL,
+        "CREATE INDEX IF NOT EXISTS proj_hands_day ON {proj_hands} (gaming_day, table_code)",
+    )
+
+    def reset(self) -> None:
+        self._rows: dict[tuple[str, int], dict[str, Any]] = {}
+        self._new: set[tuple[str, int]] = set()
+
+    def handle(self, item: Item) -> None:
+        event = item.event
+        if not isinstance(event, r.HandRecord):
+            return
+        key = (item.code, event.hand_no)
+        if isinstance(event, r.HandStarted):
+            self._rows[key] = _started(item, event)
+            self._new.add(key)
+            return
+        row = self._rows.get(key) or self._load(key)
+        if row is None:  # a hand event without its start: the audit reports the stream
+            return
+        row["last_version"] = item.version
+        _fold(row, item, event)
+
+    def _load(self, key: tuple[str, int]) -> dict[str, Any] | None:
+        row = self.tx.fetchone(
+            f"SELECT {', '.join(COLUMNS)} FROM {{proj_hands}} WHERE table_code = ? AND "
+            "hand_no = ?", key,
+        )
+        if row is None:
+            return None
+        for column in JSON_COLUMNS:
+            row[column] = json.loads(row[column])
+        row["rules"] = set(filter(None, row["rules"].split(",")))
+        self._rows[key] = row
+        return row
+
+    def flush(self) -> None:
+        inserts, updates = [], []
+        for key, row in self._rows.items():
+            values = [_stored(row, c) for c in COLUMNS]
+            if key in self._new:
+                inserts.append(values)
+            else:
+                updates.append(values[2:] + values[:2])
+        placeholders = ",".join("?" * len(COLUMNS))
+        self.tx.executemany(
+            f"INSERT INTO {{proj_hands}} ({', '.join(COLUMNS)}) VALUES ({placeholders})",
+            inserts,
+        )
+        assignments = ", ".join(f"{c} = ?" for c in COLUMNS[2:])
+        self.tx.executemany(
+            f"UPDATE {{proj_hands}} SET {assignments} WHERE table_code = ? AND hand_no = ?",
+            updates,
+        )
+
+
+def _stored(row: dict[str, Any], column: str) -> Any:
+    value = row[column]
+    if column in JSON_COLUMNS:
+        return dumps(value)
+    if column == "rules":
+        return ",".join(sorted(value))
+    return value
+
+
+def _started(item: Item, event: r.HandStarted) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "table_code": item.code, "hand_no": event.hand_no, "game": item.table.game,
+        "gaming_day": item.day, "started_at": item.at, "ended_at": None,
+        "status": "in_progress", "button": event.button, "dp_seat": None,
+        "card_source": event.card_source, "config_version": event.config_version,
+        "deck_commitment": event.deck_commitment, "first_version": item.version,
+        "last_version": item.version, "players": len(event.seats),
+        "seats_json": [{"seat": e.seat, "player": e.player} for e in event.seats],
+        "cards_json": [], "actions_json": [], "reveals_json": [], "result_json": {},
+        "rules": set(), "wagered_minor": 0, "rake_minor": 0,
+        "jackpot_contributions_minor": 0, "jackpot_awards_minor": 0,
+        "house_result_minor": 0, "dp_result_minor": None, "withheld_minor": 0,
+    }
+    _money(row, event.transfers)
+    return row
+
+
+def _fold(row: dict[str, Any], item: Item, event: r.HandRecord) -> None:
+    """Fold one hand event into its row."""
+    transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
+    _money(row, transfers)
+    rule = getattr(event, "rule", None)
+    if rule:
+        row["rules"].add(rule)
+    base = {"version": item.version, "at": item.at}
+    if isinstance(event, r.WagerPlaced):
+        row["actions_json"].append({**base, "type": "wager", "seat": event.seat,
+                                    "action": event.kind, "amount_minor": event.amount,
+                                    "rule": event.rule})
+    elif isinstance(event, r.RoleOffered):
+        row["actions_json"].append({**base, "type": "offer", "seat": event.seat,
+                                    "action": event.role, "amount_minor": 0, "rule": None})
+    elif isinstance(event, r.PlayerActed):
+        _acted(row, base, event)
+    elif isinstance(event, r.CardsDealt):
+        row["cards_json"].append({"round": event.round, "version": item.version, "dealt": [
+            {"target": d.target, "down": card_list(d.down), "up": card_list(d.up)}
+            for d in event.dealt
+        ]})
+    elif isinstance(event, r.CardsRevealed):
+        row["reveals_json"].append({"version": item.version, "target": event.target,
+                                    "cards": card_list(event.cards)})
+    elif isinstance(event, tuple(ENDINGS)):
+        row["status"] = next(s for cls, s in ENDINGS.items() if isinstance(event, cls))
+        row["ended_at"] = item.at
+        _ended(row, event)
+
+
+def _acted(row: dict[str, Any], base: dict[str, Any], event: r.PlayerActed) -> None:
+    action: dict[str, Any] = {**base, "type": "act", "seat": event.seat,
+                              "action": event.action, "amount_minor": event.amount,
+                              "rule": event.rule}
+    if event.segments is not None:
+        action["segments"] = [card_list(s) for s in event.segments]
+    if event.declaration is not None:
+        action["declaration"] = event.declaration
+    row["actions_json"].append(action)
+    if event.action == "accept":
+        row["dp_seat"] = event.seat
+
+
+def _ended(row: dict[str, Any], event: r.HandRecord) -> None:
+    result: dict[str, Any] = {}
+    if isinstance(event, r.HandSettled):
+        result["outcomes"] = [o.model_dump(mode="json") for o in event.outcomes]
+        result["max_aggregate_payout_minor"] = event.max_aggregate_payout
+        for section in ("jackpot", "pots", "points", "rake"):
+            values = getattr(event, section)
+            if values:
+                result[section] = [v.model_dump(mode="json") for v in values]
+        if event.coverage is not None:
+            result["coverage"] = event.coverage.model_dump(mode="json")
+        row["rules"].update(o.rule for o in event.outcomes)
+        row["rules"].update(j.rule for j in event.jackpot)
+        row["rules"].update(k.rule for k in event.rake)
+        if event.coverage is not None:
+            row["rules"].add("HCF-12")
+        row["jackpot_awards_minor"] += sum(j.amount for j in event.jackpot)
+        row["withheld_minor"] += sum(o.withheld for o in event.outcomes)
+        dp = [o.amount for o in event.outcomes if o.wager == DP_WAGER]
+        if dp:
+            row["dp_result_minor"] = sum(dp)
+    else:
+        result["reason"] = getattr(event, "reason", None)
+        rule = getattr(event, "rule", None)
+        if rule:
+            row["rules"].add(rule)
+    transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
+    result["transfers"] = [t.model_dump(mode="json", exclude_none=True) for t in transfers]
+    deck = getattr(event, "deck", None)
+    if deck is not None:
+        result["deck"] = card_list(deck)
+        result["salt"] = getattr(event, "salt", None)
+    row["result_json"] = result
+
+
+def _money(row: dict[str, Any], transfers: tuple[r.Transfer, ...]) -> None:
+    if not transfers:
+        return
+    for t in transfers:
+        if t.rule:
+            row["rules"].add(t.rule)
+        if accounts.is_player(t.src) and accounts.is_spot(t.dst):
+            row["wagered_minor"] += t.amount
+        if t.dst == accounts.JACKPOT and accounts.is_spot(t.src):
+            row["jackpot_contributions_minor"] += t.amount
+    flows = net_flows(transfers)
+    row["rake_minor"] += flows.get(accounts.RAKE, 0)
+    row["house_result_minor"] += flows.get(accounts.HOUSE, 0)

@@ -1,0 +1,74 @@
+"""The tables view: every table with its game, currency, time zone, configuration history and
+how far its stream has gone (for listings, and for exports that need the rules in force)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger.records import ConfigChanged, HandStarted, TableOpened
+from projections.base import Item, View, dumps
+
+TABLES_DDL = (
+    "CREATE TABLE IF NOT EXISTS {proj_tables} ("
+    "table_code TEXT PRIMARY KEY, table_id TEXT NOT NULL, game TEXT NOT NULL, "
+    "currency TEXT NOT NULL, timezone TEXT NOT NULL, opened_at TEXT NOT NULL, "
+    "opened_by TEXT NOT NULL, config_version INTEGER NOT NULL, hands BIGINT NOT NULL, "
+    "last_version BIGINT NOT NULL, last_event_at TEXT NOT NULL)"
+)
+CONFIGS_DDL = (
+    "CREATE TABLE IF NOT EXISTS {proj_table_configs} ("
+    "table_code TEXT NOT NULL, config_version INTEGER NOT NULL, version BIGINT NOT NULL, "
+    "at TEXT NOT NULL, approver TEXT NOT NULL, reason TEXT NOT NULL, config_json TEXT NOT NULL, "
+    "PRIMARY KEY (table_code, config_version))"
+)
+
+
+class Tables(View):
+    name = "tables"
+    description = "tables: game, currency, time zone, configuration history"
+    tables = ("proj_tables", "proj_table_configs")
+    ddl = (TABLES_DDL, CONFIGS_DDL)
+
+    def reset(self) -> None:
+        self._opened: list[tuple[Any, ...]] = []
+        self._configs: list[tuple[Any, ...]] = []
+        self._progress: dict[str, list[Any]] = {}
+
+    def handle(self, item: Item) -> None:
+        event = item.event
+        if isinstance(event, TableOpened):
+            self._opened.append((item.code, str(event.originator_id), event.game,
+                                 event.currency, event.timezone, item.at, event.opened_by,
+                                 event.config_version, 0, item.version, item.at))
+            self._configs.append((item.code, event.config_version, item.version, item.at,
+                                  event.opened_by, "table opened", dumps(event.config)))
+        elif isinstance(event, ConfigChanged):
+            self._configs.append((item.code, event.config_version, item.version, item.at,
+                                  event.approver, event.reason, dumps(event.config)))
+        progress = self._progress.setdefault(item.code, [0, 0, "", None])
+        progress[0] += isinstance(event, HandStarted)
+        progress[1] = item.version
+        progress[2] = item.at
+        if isinstance(event, ConfigChanged):
+            progress[3] = event.config_version
+
+    def flush(self) -> None:
+        tx = self.tx
+        tx.executemany(
+            "INSERT INTO {proj_tables} (table_code, table_id, game, currency, timezone, "
+            "opened_at, opened_by, config_version, hands, last_version, last_event_at) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            self._opened,
+        )
+        tx.executemany(
+            "INSERT INTO {proj_table_configs} (table_code, config_version, version, at, "
+            "approver, reason, config_json) VALUES (?,?,?,?,?,?,?)",
+            self._configs,
+        )
+        for code, (hands, version, at, config_version) in self._progress.items():
+            tx.execute(
+                "UPDATE {proj_tables} SET hands = hands + ?, last_version = ?, "
+                "last_event_at = ?, config_version = COALESCE(?, config_version) "
+                "WHERE table_code = ?",
+                (hands, version, at, config_version, code),
+            )
