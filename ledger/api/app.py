@@ -10,7 +10,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 from ledger import __version__
-from ledger.api import admin, commands, errors, tables
+from ledger.api import admin, audit, commands, errors, reads, tables
 from ledger.api.auth import Principal, principal
 from ledger.api.metrics import CONTENT_TYPE, Metrics
 from ledger.application import LedgerApp
@@ -51,11 +51,15 @@ def create_app(settings: Settings | None = None, *, ledger: LedgerApp | None = N
     app.state.ledger = ledger
     app.state.tokens = TokenStore(ledger.recorder, settings.api_token_cache_seconds)
     app.state.metrics = metrics = Metrics()
+    app.state.reads = read_side = reads.ReadSide(ledger)
+    metrics.lag_source = read_side.lag
     errors.install(app)
     app.middleware("http")(metrics.middleware)
     app.include_router(admin.router)
     app.include_router(commands.router())
     app.include_router(tables.router)
+    app.include_router(reads.router)
+    app.include_router(audit.router)
 
     @app.get("/openapi.json", include_in_schema=False)
     def openapi(_: Principal = Depends(principal)) -> JSONResponse:  # noqa: B008

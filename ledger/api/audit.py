@@ -1,0 +1,90 @@
+"""The audit and the exports over HTTP: ``projections.audit`` and ``projections.exports`` as
+they are, their files handed over as one zip download."""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import zipfile
+from pathlib import Path as FilePath
+from typing import Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import Response
+
+from ledger.api.auth import Principal, require
+from ledger.api.errors import responses
+from ledger.api.reads import DAY, TABLE, ReadSide
+from ledger.application import LedgerApp
+
+router = APIRouter()
+DAY_PATH = Path(pattern=r"^\d{4}-\d{2}-\d{2}$", description="Gaming day, YYYY-MM-DD.")
+ZIP: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}},
+          "description": "A zip of the export's files."}
+}
+
+
+@router.get("/audit/verify", tags=["audit"], summary="Verify the record",
+            description="Token: auditor. The hash chain and command-log copies of every table "
+            "(or one), every command decided again by the rules in force, chip conservation. "
+            "`ok` is true when nothing is wrong.", responses=responses(403, 404))
+def verify(
+    request: Request,
+    table: str | None = TABLE,
+    day: str | None = DAY,
+    _: Principal = Depends(require("auditor")),  # noqa: B008
+) -> dict[str, Any]:
+    from projections.audit import verify as run
+
+    report = run(request.app.state.ledger, table=table, day=day)
+    return {**report.as_dict(), "ok": report.ok, "hands_checked": report.hands_checked,
+            "events_checked": report.events_checked, "hands_open": report.hands_open}
+
+
+@router.get("/exports/accounting/{day}", tags=["exports"], summary="Accounting files of a day",
+            description="Token: accounting or auditor. accounting, rake, jackpot, bankrolls and "
+            "dp-results of the gaming day, each as CSV and JSON Lines, in one zip.",
+            response_class=Response, responses={**ZIP, **responses(403)})
+def accounting_export(
+    request: Request,
+    day: str = DAY_PATH,
+    _: Principal = Depends(require("accounting", "auditor")),  # noqa: B008
+) -> Response:
+    from projections.exports.accounting import export_accounting
+
+    side: ReadSide = request.app.state.reads
+    read = side.fresh()
+    with tempfile.TemporaryDirectory(prefix="ledger-export-") as out:
+        export_accounting(read, day, out)
+        return _zip(FilePath(out), f"accounting-{day}.zip")
+
+
+@router.get("/exports/hands/{day}", tags=["exports"], summary="Hand histories of a day",
+            description="Token: auditor. The hands that started on the gaming day: JSON Lines "
+            "(every game), PHH or Open Hand History (the games they fit), in one zip.",
+            response_class=Response, responses={**ZIP, **responses(403, 404)})
+def hands_export(
+    request: Request,
+    day: str = DAY_PATH,
+    fmt: str = Query("jsonl", alias="format", pattern="^(jsonl|phh|ohh)$"),
+    table: str | None = TABLE,
+    _: Principal = Depends(require("auditor")),  # noqa: B008
+) -> Response:
+    from projections.exports.hands import export_hands
+
+    side: ReadSide = request.app.state.reads
+    read = side.fresh()
+    ledger: LedgerApp = request.app.state.ledger
+    with tempfile.TemporaryDirectory(prefix="ledger-export-") as out:
+        export_hands(ledger, read, day, fmt, out, table=table)
+        return _zip(FilePath(out), f"hands-{day}-{fmt}.zip")
+
+
+def _zip(directory: FilePath, name: str) -> Response:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+            archive.write(path, path.relative_to(directory).as_posix())
+    return Response(buffer.getvalue(), media_type="application/zip",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
