@@ -97,6 +97,13 @@ def test_many_clients_on_one_table_lose_and_duplicate_nothing(
     expected["player:p1"] += 7 * BUYS_PER_CLIENT
     assert {a: v for a, v in state["balances"].items() if a.startswith("player:")} == expected
     assert conserved(state)
+    assert_audit_clean(urls[1], tokens)
+
+
+def assert_audit_clean(url: str, tokens: Tokens) -> None:
+    with httpx.Client(base_url=url, timeout=120) as client:
+        audit = client.get("/audit/verify", headers=bearer(tokens.auditor)).json()
+    assert audit["ok"] and audit["chain_ok"] and audit["conservation_ok"], audit
 
 
 def test_a_command_that_became_invalid_is_refused_with_its_code(
@@ -144,3 +151,4 @@ def test_many_tables_played_at_once(servers: tuple[list[str], Tokens, LedgerApp]
             assert fresh.load(code).version == len(stored)  # the hash chain verifies on load
         finally:
             fresh.close()
+    assert_audit_clean(urls[0], tokens)

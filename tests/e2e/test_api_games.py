@@ -15,7 +15,7 @@ from ledger.application import LedgerApp
 from ledger.games.registry import GAMES
 from ledger.settings import Settings
 from ledger.table import table_id
-from tests.support.http import Tokens, conserved, make_tokens, play_table, serve
+from tests.support.http import Tokens, bearer, conserved, make_tokens, play_table, serve
 
 HANDS = 6
 
@@ -45,3 +45,14 @@ def test_every_game_plays_full_hands_over_http(
         stored = ledger.recorder.select_events(table_id(code))
         assert len(stored) == executor.events == state["version"], game
         assert [e.originator_version for e in stored] == list(range(1, len(stored) + 1))
+        # The auditor replays a hand with every decision recomputed, and reads it in full.
+        replay = client.get(f"/tables/{code}/hands/{HANDS}/replay", headers=bearer(tokens.auditor))
+        assert replay.status_code == 200 and replay.json()["ok"], (game, replay.text)
+        hand = client.get(f"/tables/{code}/hands/{HANDS}", headers=bearer(tokens.auditor)).json()
+        assert hand["status"] != "in_progress", game
+    # The audit verifies the whole store clean, and accounting sees every table's day.
+    audit = client.get("/audit/verify", headers=bearer(tokens.auditor)).json()
+    assert audit["ok"] and audit["chain_ok"] and audit["conservation_ok"], audit["discrepancies"]
+    assert audit["hands_checked"] == HANDS * len(GAMES)
+    rows = client.get("/accounting", headers=bearer(tokens.accounting)).json()
+    assert {r["table_code"] for r in rows} == {f"E2E-{n}" for n in range(len(GAMES))}

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import structlog
 from fastapi.testclient import TestClient
 
 from ledger.api import create_app
@@ -168,3 +169,67 @@ def test_an_auditor_never_writes_and_accounting_never_sees_cards(
     assert events_stored(client) == before
     state = client.get("/tables/T1", headers=bearer(tokens.accounting))
     assert state.status_code == 200 and state.json()["hand"] is None
+
+
+READS: dict[str, tuple[str, ...]] = {
+    "/tables": ("admin", "auditor", "accounting", "device"),
+    "/tables/T1": ("admin", "auditor", "accounting", "device"),
+    "/tables/T1/configs": ("admin", "auditor"),
+    "/hands": ("auditor",),
+    "/tables/T1/hands/1": ("auditor",),
+    "/tables/T1/hands/1/replay": ("auditor",),
+    "/bankrolls": ("auditor", "accounting"),
+    "/bankrolls/players": ("auditor", "accounting"),
+    "/bankrolls/days/2026-01-01": ("auditor", "accounting"),
+    "/tables/T1/accounts/house/movements": ("auditor", "accounting"),
+    "/coverage": ("auditor", "accounting"),
+    "/rake": ("auditor", "accounting"),
+    "/rake/lines": ("auditor", "accounting"),
+    "/jackpot": ("auditor", "accounting"),
+    "/jackpot/moves": ("auditor", "accounting"),
+    "/accounting": ("auditor", "accounting"),
+    "/accounting/days": ("auditor", "accounting"),
+    "/accounting/dp-results": ("auditor", "accounting"),
+    "/projections": ("admin", "auditor"),
+    "/audit/verify": ("auditor",),
+    "/exports/accounting/2026-01-01": ("auditor", "accounting"),
+    "/exports/hands/2026-01-01": ("auditor",),
+    "/metrics": ("admin", "auditor", "accounting", "device"),
+    "/tokens": ("admin",),
+}
+
+
+def test_each_role_reads_what_it_may_and_nothing_else(api: tuple[TestClient, Tokens]) -> None:
+    client, tokens = api
+    open_table(client, tokens)
+    client.post("/tables/T1/seats", json={"command_id": "s1", "seat": 1, "player": "p1"},
+                headers=bearer(tokens.device))
+    client.post("/tables/T1/buy-ins", json={"command_id": "b1", "seat": 1, "amount": 9_000},
+                headers=bearer(tokens.device))
+    client.post("/tables/T1/hands", json={"command_id": "h1"}, headers=bearer(tokens.device))
+    documented = {p for p, ops in client.app.openapi()["paths"].items() if "get" in ops}  # type: ignore[attr-defined]
+    templates = {p.replace("T1", "{code}").replace("/1/", "/{hand_no}/")
+                 .replace("house", "{account}").replace("2026-01-01", "{day}") for p in READS}
+    templates = {t if not t.endswith("/1") else t[:-2] + "/{hand_no}" for t in templates}
+    assert documented - {"/health"} == templates  # every read route is in this table
+    for path, roles in READS.items():
+        for role in ROLES:
+            r = client.get(path, headers=bearer(token_of(tokens, role)))
+            if role in roles:
+                assert r.status_code == 200, (path, role, r.text)
+            else:
+                assert_error(r, 403, "forbidden")
+    mine = client.get("/tables", headers=bearer(tokens.device)).json()
+    assert [t["table_code"] for t in mine] == ["T1"]
+
+
+def test_every_refusal_is_logged_in_one_line(api: tuple[TestClient, Tokens]) -> None:
+    client, tokens = api
+    with structlog.testing.capture_logs() as logs:
+        client.get("/accounting")
+        client.get("/accounting", headers=bearer(tokens.device))
+        client.post("/tables", json={"command_id": "x"}, headers=bearer(tokens.auditor))
+    refused = [e for e in logs if e["event"] == "request_refused"]
+    assert [(e["status"], e["code"]) for e in refused] == [
+        (401, "missing_token"), (403, "forbidden"), (403, "forbidden")]
+    assert refused[1]["path"] == "/accounting" and refused[1]["token_id"]
