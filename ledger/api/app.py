@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ledger import __version__
 from ledger.api import admin, audit, commands, errors, reads, tables
@@ -54,7 +55,7 @@ def create_app(settings: Settings | None = None, *, ledger: LedgerApp | None = N
     app.state.reads = read_side = reads.ReadSide(ledger)
     metrics.lag_source = read_side.lag
     errors.install(app)
-    app.middleware("http")(metrics.middleware)
+    app.add_middleware(_Timing, metrics=metrics)
     app.include_router(admin.router)
     app.include_router(commands.router())
     app.include_router(tables.router)
@@ -80,6 +81,16 @@ def create_app(settings: Settings | None = None, *, ledger: LedgerApp | None = N
         return Response(metrics.render(), media_type=CONTENT_TYPE)
 
     return app
+
+
+class _Timing:
+    """The metrics' timing middleware in the form ``add_middleware`` takes."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.timed = metrics.middleware(app)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.timed(scope, receive, send)
 
 
 def factory() -> Any:

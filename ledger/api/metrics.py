@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 from prometheus_client import (
     CollectorRegistry,
@@ -19,8 +19,7 @@ from prometheus_client import (
     disable_created_metrics,
     generate_latest,
 )
-from starlette.requests import Request
-from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 disable_created_metrics()  # type: ignore[no-untyped-call]
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -65,18 +64,27 @@ class Metrics:
                 self.projection_lag.labels(name).set(lag)
         return generate_latest(self.registry)
 
-    async def middleware(
-        self, request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        started = time.perf_counter()
-        status = 500
-        try:
-            response = await call_next(request)
-            status = response.status_code
-            return response
-        finally:
-            route = request.scope.get("route")
-            template = getattr(route, "path", "unmatched")
-            self.latency.labels(request.method, template, str(status)).observe(
-                time.perf_counter() - started
-            )
+    def middleware(self, app: ASGIApp) -> ASGIApp:
+        """Times every HTTP request by method, route template and status (pure ASGI)."""
+
+        async def timed(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] != "http":
+                await app(scope, receive, send)
+                return
+            started = time.perf_counter()
+            status = [500]
+
+            async def sending(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    status[0] = message["status"]
+                await send(message)
+
+            try:
+                await app(scope, receive, sending)
+            finally:
+                template = getattr(scope.get("route"), "path", "unmatched")
+                self.latency.labels(scope["method"], template, str(status[0])).observe(
+                    time.perf_counter() - started
+                )
+
+        return timed
