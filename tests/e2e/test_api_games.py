@@ -41,6 +41,7 @@ def test_every_game_plays_full_hands_over_http(
         assert conserved(state), game
         # The table device saw the same hands with the face-down cards masked.
         assert executor.hidden_seen > 0, game
+        assert executor.shown_seen > 0, game  # up cards and revealed hands stay visible
         # Every event the answers reported is in the stream, once, in order.
         stored = ledger.recorder.select_events(table_id(code))
         assert len(stored) == executor.events == state["version"], game

@@ -36,7 +36,7 @@ def db(tmp_path: Path) -> Path:
 def test_every_command_has_help(db: Path) -> None:
     out = ledger("--help", db=db)
     assert out.returncode == 0
-    for command in ("demo", "simulate", "replay"):
+    for command in ("demo", "simulate", "replay", "serve", "tokens"):
         assert command in out.stdout
         sub = ledger(command, "--help", db=db)
         assert sub.returncode == 0 and "Usage" in sub.stdout

@@ -4,6 +4,7 @@ the simulator's bots play a table over HTTP."""
 from __future__ import annotations
 
 import random
+import re
 import socket
 import threading
 import time
@@ -26,6 +27,7 @@ from ledger.games.registry import get_game
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.profiles import profile_for
 
+CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
 PATHS: dict[type[Command], str] = {e.command: e.path for e in ENDPOINTS}
 
 
@@ -130,6 +132,8 @@ class HttpExecutor:
         self.commands = 0
         self.check_device_view = False
         self.hidden_seen = 0
+        self.shown_seen = 0
+        """Cards the device view showed (face-up or revealed)."""
         """Cards the device view masked (counted when ``check_device_view`` is on)."""
 
     def execute(self, command: Command) -> dict[str, Any]:
@@ -150,6 +154,7 @@ class HttpExecutor:
         if self.check_device_view and full["hand"] is not None:
             seen = self.client.get(f"/tables/{self.code}", headers=bearer(self.device)).json()
             self.hidden_seen += masked_like(seen["hand"], full["hand"])
+            self.shown_seen += shown_cards(seen["hand"])
         return view_of(full)
 
 
@@ -164,6 +169,15 @@ def masked_like(masked: Any, full: Any) -> int:
     if masked is None and full is not None:
         return 1
     assert masked == full
+    return 0
+
+
+def shown_cards(data: Any) -> int:
+    """Card texts in lists anywhere in ``data``."""
+    if isinstance(data, dict):
+        return sum(shown_cards(v) for v in data.values())
+    if isinstance(data, list):
+        return sum(1 if isinstance(v, str) and CARD.match(v) else shown_cards(v) for v in data)
     return 0
 
 
