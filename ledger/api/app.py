@@ -12,7 +12,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ledger import __version__
 from ledger.api import admin, audit, commands, errors, reads, tables
-from ledger.api.auth import Principal, principal
+from ledger.api.auth import Principal, plain_parameters, principal
 from ledger.api.metrics import CONTENT_TYPE, Metrics
 from ledger.application import LedgerApp
 from ledger.settings import Settings, get_settings
@@ -47,6 +47,7 @@ def create_app(settings: Settings | None = None, *, ledger: LedgerApp | None = N
         docs_url=None,
         redoc_url=None,
         lifespan=lifespan,
+        dependencies=[Depends(plain_parameters)],
     )
     app.state.settings = settings
     app.state.ledger = ledger

@@ -86,6 +86,21 @@ def require(*roles: str) -> Callable[..., Coroutine[Any, Any, Principal]]:
     return check
 
 
+async def plain_parameters(request: Request) -> None:
+    """Every route: no query parameter twice (none of them is a list) and no NUL character in
+    the path or the query (PostgreSQL refuses NUL in text)."""
+    from ledger.errors import InvalidInput
+
+    query = request.query_params
+    repeated = sorted({k for k in query if len(query.getlist(k)) > 1})
+    if repeated:
+        raise InvalidInput("invalid_request", f"query parameters given more than once: "
+                           f"{', '.join(repeated)}", parameters=repeated)
+    texts = [request.url.path, *query.keys(), *query.values()]
+    if any("\x00" in text for text in texts):
+        raise InvalidInput("invalid_request", "the path or query holds a NUL character")
+
+
 def check_table(who: Principal, code: str) -> None:
     if not who.may_use_table(code):
         raise ApiError(
