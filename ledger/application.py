@@ -194,7 +194,10 @@ class LedgerApp(Application[UUID]):
                 prior = self._recall(command, payload)
                 if prior is not None:
                     return prior
-                time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+                # Exponential backoff with jitter: a writer whose cache is warm can win every
+                # race while it has work, so the loser waits longer each time (at most 50 ms)
+                # and gets in between bursts instead of losing all its attempts to one.
+                time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
                 continue
             except BaseException:
                 self._evict(tid)
