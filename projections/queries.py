@@ -17,7 +17,7 @@ The views are as current as their last catch-up (:class:`projections.runner.Runn
 from __future__ import annotations
 
 import json
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from ledger.errors import NotFound
@@ -291,11 +291,12 @@ class ReadModel:
 
 
 def hold_pct(win_minor: int | None, drop_minor: int) -> str | None:
-    """House win over drop, in percent with two decimals (text, exact); None without drop."""
+    """House win over drop, in percent, rounded half up to two decimals (text); None without
+    drop."""
     if win_minor is None or not drop_minor:
         return None
     value = (Decimal(win_minor) * 100 / Decimal(drop_minor)).quantize(
-        Decimal("0.01"), rounding=ROUND_HALF_EVEN)
+        Decimal("0.01"), rounding=ROUND_HALF_UP)
     return str(value)
 
 
