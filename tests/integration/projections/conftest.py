@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -57,3 +58,39 @@ def app(store_settings: Settings) -> Iterator[LedgerApp]:
 @pytest.fixture
 def played(app: LedgerApp) -> dict[str, str]:
     return play(app)
+
+
+@pytest.fixture(scope="module",
+                params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def shared_settings(request: pytest.FixtureRequest,
+                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """Like ``store_settings``, but one store per test module (for tests that only read)."""
+    tmp = tmp_path_factory.mktemp("shared")
+    base: dict[str, Any] = {"deck_key_file": tmp / "deck.key", "snapshot_interval": 50,
+                            "log_level": "WARNING"}
+    if request.param == "sqlite":
+        yield Settings(database_url=f"sqlite:///{tmp}/ledger.sqlite3", **base)
+        return
+    import psycopg
+
+    url = request.getfixturevalue("postgres_database")
+    schema = f"m_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield Settings(database_url=url, postgres_schema=schema, **base)
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.fixture(scope="module")
+def shared(shared_settings: Settings) -> Iterator[tuple[LedgerApp, dict[str, str]]]:
+    """One ledger per module with hands of every game played and the views caught up."""
+    from projections.runner import Runner
+
+    ledger = LedgerApp(shared_settings)
+    codes = play(ledger)
+    Runner(ledger).catch_up()
+    yield ledger, codes
+    ledger.close()

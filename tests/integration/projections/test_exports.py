@@ -18,15 +18,23 @@ from projections.exports.accounting import export_accounting
 from projections.exports.hands import export_hands
 from projections.exports.poker import starting_stacks
 from projections.queries import ReadModel
-from projections.runner import Runner
 
 from .conftest import HANDS
 
 
 @pytest.fixture
-def read(app: LedgerApp, played: dict[str, str]) -> ReadModel:
-    Runner(app).catch_up()
-    return ReadModel(app)
+def read(shared: tuple[LedgerApp, dict[str, str]]) -> ReadModel:
+    return ReadModel(shared[0])
+
+
+@pytest.fixture
+def app(shared: tuple[LedgerApp, dict[str, str]]) -> LedgerApp:
+    return shared[0]
+
+
+@pytest.fixture
+def played(shared: tuple[LedgerApp, dict[str, str]]) -> dict[str, str]:
+    return shared[1]
 
 
 def _day(read: ReadModel) -> str:
