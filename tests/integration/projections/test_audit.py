@@ -102,3 +102,62 @@ def test_sealing_needs_a_key(store_settings: Settings) -> None:
     assert err.value.code == "seal_key_missing"
     keyed = store_settings.model_copy(update={"seal_key": SecretStr("k")})
     assert seal_key(keyed) == b"k"
+
+
+def _recorded_hand(app: LedgerApp, code: str, n: int, cards: dict[str, str]) -> None:
+    from ledger.cards import parse_cards
+    from ledger.commands import Act, DealCards, PlaceWager, Reveal, Settle, StartHand
+
+    app.execute(StartHand(command_id=f"{code}-{n}-s", table=code))
+    for seat in (1, 2):
+        app.execute(PlaceWager(command_id=f"{code}-{n}-w{seat}", table=code, seat=seat,
+                               kind="ante", amount=1_000))
+    app.execute(DealCards(command_id=f"{code}-{n}-d", table=code,
+                          cards={k: parse_cards(v) for k, v in cards.items()}))
+    for seat in (1, 2):
+        app.execute(Act(command_id=f"{code}-{n}-a{seat}", table=code, seat=seat,
+                        action="play"))
+    app.execute(Reveal(command_id=f"{code}-{n}-r", table=code))
+    app.execute(Settle(command_id=f"{code}-{n}-x", table=code))
+
+
+def test_recorded_cards_and_a_configuration_change_are_audited(app: LedgerApp) -> None:
+    """Cards reported by a device are checked again (COM-1, COM-8), and each hand is settled
+    again with the configuration in force when it was played (COM-4, COM-7)."""
+    from ledger.commands import BuyIn, ChangeConfig, OpenTable, SeatPlayer
+
+    code = "REC-1"
+    app.execute(OpenTable(command_id="o", table=code, game="caribbean-stud",
+                          config={"card_source": "recorded"}))
+    for seat in (1, 2):
+        app.execute(SeatPlayer(command_id=f"s{seat}", table=code, seat=seat, player=f"p{seat}"))
+        app.execute(BuyIn(command_id=f"b{seat}", table=code, seat=seat, amount=100_000))
+    cards = {"1": "2h 6h 9h Jh Kh", "2": "2d 4c 7s 9c Qd", "dealer": "8c 8d 3h 5s Kc"}
+    _recorded_hand(app, code, 1, cards)  # seat 1's flush wins 5-1 on the Play wager
+    app.execute(ChangeConfig(command_id="c", table=code, approver="pit boss",
+                             config={"max_aggregate_payout": 500}))
+    _recorded_hand(app, code, 2, cards)  # the same hand, now capped at 5.00 (COM-7)
+    report = verify(app)
+    assert report.ok and report.hands_checked == 2, report.as_dict()
+    for hand in (1, 2):
+        replay = hand_replay(app, code, hand)
+        assert replay.ok and replay.commitment_ok is None
+        dealt = next(s for s in replay.steps if s.event == "CardsDealt")
+        assert dealt.agrees is True and "COM-8" in dealt.rules
+    first = tamper_settlement_cap(app, code)
+    assert first == "COM-7"
+
+
+def tamper_settlement_cap(app: LedgerApp, code: str) -> str | None:
+    """Remove the cap from the second hand's record: the audit names COM-7."""
+    import json
+
+    rows = [r for r in app.recorder.select_events(table_id(code))
+            if r.topic.endswith(":HandSettled")]
+    text = bytes(rows[-1].state).decode()
+    data = json.loads(text)
+    tamper.replace_in_event(app, table_id(code), rows[-1].originator_version,
+                            '"max_aggregate_payout":500', '"max_aggregate_payout":null')
+    assert data["max_aggregate_payout"] == 500
+    wrong = [d for d in verify(app).discrepancies if d.kind == "settlement"]
+    return wrong[0].rule if wrong else None
