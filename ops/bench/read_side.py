@@ -88,6 +88,11 @@ def run(kind: str, hands: int, per_view: bool) -> None:
                   f"{events / audit_s:8.0f} events/s  ({audit_s:.2f} s)  ratio "
                   f"{raw_s / audit_s:.2f}")
             if per_view:
+                for game in sorted(PROFILES):
+                    code = f"{PROFILES[game].code}-B"
+                    one, game_s = timed(lambda c=code: verify(app, table=c))
+                    print(f"{kind:<8}   audit {game:<16} {one.hands_checked / game_s:8.0f} "
+                          f"hands/s {one.events_checked / game_s:8.0f} events/s")
                 for name in view_names():
                     _, view_s = timed(lambda n=name: Runner(app, [n]).rebuild())
                     print(f"{kind:<8}   view {name:<11} {events / view_s:10.0f} events/s")
@@ -99,7 +104,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=500, help="hands per game")
     parser.add_argument("--stores", default="sqlite,postgres")
-    parser.add_argument("--per-view", action="store_true", help="also rebuild each view alone")
+    parser.add_argument("--per-view", action="store_true",
+                        help="also rebuild each view alone and audit each game's table alone")
     args = parser.parse_args()
     print(f"read-side benchmark ({optimised()}); {args.hands} hands of each of "
           f"{len(PROFILES)} games")
