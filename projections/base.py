@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from ledger.table import TableEvent
 from projections.context import TableInfo
-from projections.db import Tx, iso
+from projections.db import Tx
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,8 @@ class Item:
     table: TableInfo
     day: str
     """The gaming day of the event's timestamp at its table."""
+    at: str
+    """The event's timestamp as ISO-8601 UTC text."""
 
     @property
     def code(self) -> str:
@@ -35,10 +37,6 @@ class Item:
     @property
     def version(self) -> int:
         return self.event.originator_version
-
-    @property
-    def at(self) -> str:
-        return iso(self.event.timestamp)
 
     @property
     def kind(self) -> str:

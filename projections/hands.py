@@ -4,8 +4,10 @@ One row per (table, hand): game, gaming day (of its start), times, status (``in_
 ``settled``, ``voided``, ``cancelled``), button and designated player, seats, the cards by
 round, every wager and decision in order, the reveals, the settlement (outcomes with their
 rule ids, transfers, jackpot lines, coverage, pots, points, rake), the revealed deck, and
-totals: chips wagered, rake, jackpot contributions and awards, the house's and the designated
-player's result. Cards are written ``As``; amounts are integer minor units.
+totals: chips wagered (moved from stacks into wager spots and pots; in Chinese Poker the stakes
+put in play), rake (the rake account's change over the hand), jackpot contributions and awards,
+the house's result (its account's change) and the designated player's (HCF-14), and what caps
+withheld. Cards are written ``As``; amounts are integer minor units.
 
 The face-down cards of a hand in progress are kept here (it is a back-office view) but the
 query layer hides them until the hand has ended.

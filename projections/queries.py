@@ -11,13 +11,38 @@ of those). Conventions:
   (``unknown_table``, ``unknown_hand``); an empty result is an empty list.
 
 The views are as current as their last catch-up (:class:`projections.runner.Runner`); call
-``Runner(app).catch_up()`` first when reading right after writing.
+``Runner(app).catch_up()`` first when reading right after writing, and
+``Runner(app).status()`` to show how far each view has got.
+
+Methods (all keyword filters optional; ``table`` is a table code, case-insensitive; ``day`` a
+gaming day ``YYYY-MM-DD``):
+
+==========================================  ====================================================
+``tables()`` / ``table(code)``              tables: game, currency, timezone, hands, versions
+``table_configs(code)`` / ``config(c, v)``  configuration history / the configuration at v
+``gaming_days(table)``                      days with activity, newest first
+``hands(table, day, game, status, ...)``    hand summaries (no cards)
+``hand(table, hand_no, show_hidden)``       one hand in full
+``hands_full(day, table)``                  every ended hand of a day in full (exports)
+``balances(table, prefix, nonzero)``        account balances per table
+``player_totals()``                         each player's chips over all tables
+``movements(table, account, ...)``          an account's movements, oldest first
+``balances_at(table, version)``             every balance just after an event
+``bankroll_day(day, table)``                opening / in / out / closing per account for a day
+``coverage(table, day, ...)``               HCF coverage per hand with its lines
+``rake_totals(day, table)``                 rake per table, game, method and day
+``rake_lines(table, day, ...)``             every rake line
+``jackpot_meters()``                        the meter of every jackpot table
+``jackpot_moves(table, day, kind, ...)``    every jackpot movement with the meter after it
+``accounting(day, table)``                  drop, cash-outs, house win, hold %, rake, jackpot, DP
+``dp_results(day, table)``                  designated players' results per player and day
+==========================================  ====================================================
 """
 
 from __future__ import annotations
 
 import json
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from ledger.errors import NotFound
@@ -34,10 +59,18 @@ MAX_LIMIT = 10_000
 
 
 class ReadModel:
-    """Read-only queries on the views of one ledger store."""
+    """Read-only queries on the views of one ledger store.
 
-    def __init__(self, app: Any) -> None:
+    ``ensure_schema`` creates the view tables when they do not exist yet (empty views answer
+    with empty lists); pass False when the caller has done it once (a long-running service).
+    """
+
+    def __init__(self, app: Any, *, ensure_schema: bool = True) -> None:
         self.store = Store(app.recorder)
+        if ensure_schema:
+            from projections.runner import Runner
+
+            Runner(app).setup()
 
     def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[Row]:
         return self.store.fetchall(sql, params)
@@ -291,11 +324,12 @@ class ReadModel:
 
 
 def hold_pct(win_minor: int | None, drop_minor: int) -> str | None:
-    """House win over drop, in percent with two decimals (text, exact); None without drop."""
+    """House win over drop, in percent, rounded half up to two decimals (text); None without
+    drop."""
     if win_minor is None or not drop_minor:
         return None
     value = (Decimal(win_minor) * 100 / Decimal(drop_minor)).quantize(
-        Decimal("0.01"), rounding=ROUND_HALF_EVEN)
+        Decimal("0.01"), rounding=ROUND_HALF_UP)
     return str(value)
 
 

@@ -217,7 +217,7 @@ class Runner:
                     "`ledger audit verify`", position=position,
                 )
             day = gaming_day(event.timestamp, info.timezone, self.day_start)
-            items.append(Item(position, event, info, day))
+            items.append(Item(position, event, info, day, iso(event.timestamp)))
         return items
 
     def _apply(self, items: list[Item], positions: dict[str, int], last: int) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -109,30 +111,51 @@ def hand(
 
     with ledger_app(database_url) as ledger:
         replay = hand_replay(ledger, table, hand_no)
-    console = Console()
-    console.print(f"[bold]table {escape(replay.table)} hand {replay.hand_no}[/] "
-                  f"({replay.game}): every decision recomputed by the rules in force",
-                  highlight=False)
-    grid = RichTable(show_lines=True)
-    for column in ("v", "event", "recorded", "recomputed", "rules", ""):
-        grid.add_column(column, overflow="fold")
-    for step in replay.steps:
-        mark = {True: "[green]=[/]", False: "[red]DIFFERS[/]", None: "-"}[step.agrees]
-        recomputed = ("(not recomputed: the deck is revealed when the hand ends)"
-                      if step.recomputed is None else
-                      "same" if step.agrees else "\n".join(step.recomputed))
-        event = step.event + (f"\n({step.command})" if step.command else "")
-        grid.add_row(str(step.version), event, escape("\n".join(step.recorded)),
-                     escape(recomputed), ", ".join(step.rules), mark)
-    console.print(grid)
-    if replay.commitment_ok is not None:
-        console.print("deck commitment (COM-8): " + ("[green]verified[/]: the revealed deck and "
-                      "salt hash to the commitment recorded at the start" if
-                      replay.commitment_ok else "[red]DOES NOT MATCH[/]"))
-    for d in replay.discrepancies:
-        console.print(f"[red]{d.kind}[/] {d.rule or ''}: expected {escape(_short(d.expected))}"
-                      f", recorded {escape(_short(d.recorded))}", highlight=False)
+    for line in render_replay(replay, shutil.get_terminal_size((160, 24)).columns):
+        typer.echo(line)
     raise typer.Exit(0 if replay.ok else 1)
+
+
+def render_replay(replay: Any, width: int) -> list[str]:
+    """The replay as text: per event a header (version, event, command, rules, verdict), then
+    the recorded lines and the recomputed lines side by side."""
+    width = max(width, 100)
+    half = (width - 7) // 2
+    out = [f"table {replay.table} hand {replay.hand_no} ({replay.game}): each recorded event "
+           "beside what the rules in force produce for the same command", ""]
+    for step in replay.steps:
+        verdict = {True: "= agrees", False: "** DIFFERS **", None: "- not recomputed"}[
+            step.agrees]
+        head = f"v{step.version}  {step.event}" + (f" ({step.command})" if step.command else "")
+        rules = f"rules {', '.join(step.rules)}" if step.rules else ""
+        out.append(f"{head}  {rules}".ljust(width - len(verdict) - 1) + " " + verdict)
+        right = step.recomputed if step.recomputed is not None else [
+            "(an rng deal of an unfinished hand: its deck is revealed when the hand ends)"]
+        left_lines = _wrapped(step.recorded, half)
+        right_lines = _wrapped(right, half)
+        out.append("     " + "recorded".ljust(half) + "| recomputed")
+        for i in range(max(len(left_lines), len(right_lines))):
+            left = left_lines[i] if i < len(left_lines) else ""
+            other = right_lines[i] if i < len(right_lines) else ""
+            out.append(f"     {left.ljust(half)}| {other}")
+        out.append("")
+    if replay.commitment_ok is not None:
+        out.append("deck commitment (COM-8): " + (
+            "verified: the revealed deck and salt hash to the commitment recorded at the start"
+            if replay.commitment_ok else "DOES NOT MATCH the revealed deck"))
+    for d in replay.discrepancies:
+        out.append(f"DISCREPANCY {d.kind} [{d.rule or '-'}]: expected {_short(d.expected)}, "
+                   f"recorded {_short(d.recorded)}")
+    out.append("every decision agrees with the rules" if replay.ok else
+               "the record differs from the rules (see above)")
+    return out
+
+
+def _wrapped(lines: list[str], width: int) -> list[str]:
+    wrapped: list[str] = []
+    for line in lines:
+        wrapped.extend(textwrap.wrap(line, width - 1, subsequent_indent="  ") or [""])
+    return wrapped
 
 
 @audit_app.command("seal")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -24,9 +25,13 @@ def demo(
     database_url: str = typer.Option(
         DEMO_URL, "--database-url", help="Store for the demo (the default file is recreated)."
     ),
+    out: str = typer.Option("out", "--out", help="Directory for the day's exports."),
 ) -> None:
     """Open a table of every implemented game, play hands with seeded random players through
-    the ledger, and print a summary: hands, events, chips moved, house result, jackpot meter."""
+    the ledger, and print a summary: hands, events, chips moved, house result, jackpot meter.
+    Then the read side: rebuild the projections, audit every table (`ledger audit verify`) and
+    write the gaming day's exports to --out (default ./out/). Exit status 1 if the audit finds
+    a discrepancy."""
     from ledger.games.registry import get_game
     from ledger.sim.profiles import PROFILES
     from ledger.sim.runner import simulate
@@ -73,6 +78,46 @@ def demo(
             f"{s.hands / s.seconds:.0f}" if s.seconds else "-",
         )
     console.print(summary)
+    with ledger_app(database_url) as ledger:
+        ok = _read_side(ledger, console, Path(out))
+    url = f" --database-url {database_url}"
+    console.print(f"Replay any hand: ledger replay {results[0].table} 1{url}")
+    console.print(f"Audit one hand:  ledger audit hand {results[0].table} 1{url}")
+    if not ok:
+        raise typer.Exit(1)
+
+
+def _read_side(ledger: Any, console: Console, out: Path) -> bool:
+    """Rebuild the projections, audit every table, write the day's exports; True if clean."""
+    from projections.audit import verify
+    from projections.context import current_gaming_day
+    from projections.exports.accounting import export_accounting
+    from projections.exports.hands import export_hands
+    from projections.queries import ReadModel
+    from projections.runner import Runner
+
+    runner = Runner(ledger)
+    runner.reset()
+    with progress_bar(runner.lag(), "projections") as advance:
+        events = runner.catch_up(progress=advance)
+    console.print(f"projections rebuilt: {len(runner.views)} views, {events} events")
+    head = int(ledger.recorder.max_notification_id() or 0)
+    with progress_bar(head, "audit") as advance:
+        report = verify(ledger, progress=advance)
+    verdict = "no discrepancies" if report.ok else f"{len(report.discrepancies)} DISCREPANCIES"
     console.print(
-        f"Replay any hand: ledger replay {results[0].table} 1 --database-url {database_url}"
+        f"audit verify: {len(report.tables)} tables, {report.hands_checked} hands, "
+        f"{report.events_checked} events; hash chains "
+        f"{'intact' if report.chain_ok else 'BROKEN'}, conservation "
+        f"{'holds' if report.conservation_ok else 'VIOLATED'}; {verdict}"
     )
+    read = ReadModel(ledger)
+    zone = read.tables()[0]["timezone"]
+    day = current_gaming_day(zone, ledger.settings.gaming_day_start)
+    files = [w.path for w in export_accounting(read, day, out)]
+    for fmt in ("jsonl", "phh", "ohh"):
+        files.extend(w.path for w in export_hands(ledger, read, day, fmt, out).written)
+    console.print(f"exports of gaming day {day}: {len(files)} files in {out}/ "
+                  f"(accounting, rake, jackpot, bankrolls, DP results as CSV and JSON Lines; "
+                  f"hands as JSON Lines, PHH and OHH)")
+    return report.ok

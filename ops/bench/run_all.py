@@ -16,6 +16,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 QUICK_ARGS: dict[str, list[str]] = {
     "ledger_commands.py": ["--hands", "100", "--history", "5000"],
+    "read_side.py": ["--hands", "50"],
 }
 
 

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -71,16 +71,21 @@ class Conservation:
                         {"version": version, "amount": amount}, "COM-3")
 
     def balances(self, balances: Mapping[str, int], version: int, hand: int | None,
-                 between_hands: bool) -> None:
-        """Checks on the balances just after an event was applied."""
-        negative = {a for a, b in balances.items() if b < 0 and a.startswith(NON_NEGATIVE)}
+                 between_hands: bool, touched: Iterable[str] = ()) -> None:
+        """Checks on the balances just after an event was applied (``touched``: the accounts
+        the event moved; the others cannot have changed)."""
+        negative = {a for a in self._open if not a.startswith("hand:")
+                    and balances.get(a, 0) < 0}
+        negative.update(a for a in touched if balances.get(a, 0) < 0
+                        and a.startswith(NON_NEGATIVE))
         for account in sorted(negative - self._open):
             self.report("negative_balance", hand, {"account": account, "balance": ">= 0"},
                         {"account": account, "balance": balances[account], "version": version},
                         "COM-3")
-        left = {a: b for a, b in balances.items() if accounts.is_hand_scoped(a) and b}
-        still = {"hand:" + a for a in left} if between_hands else set()
-        if left and between_hands and not still <= self._open:
+        left = {a: b for a, b in balances.items() if accounts.is_hand_scoped(a) and b} if (
+            between_hands) else {}
+        still = {"hand:" + a for a in left}
+        if left and not still <= self._open:
             self.report("hand_accounts_not_empty", hand, {}, {"version": version, **left},
                         "COM-3")
         self._open = negative | still

@@ -120,6 +120,9 @@ def _rules(event: BaseModel) -> list[str]:
     rule = getattr(event, "rule", None)
     if rule:
         found.append(rule)
+    if isinstance(event, r.CardsDealt) or (isinstance(event, r.HandStarted)
+                                            and event.deck_commitment):
+        found.append("COM-8")
     if isinstance(event, r.HandSettled):
         found.extend(o.rule for o in event.outcomes)
         found.extend(j.rule for j in event.jackpot)

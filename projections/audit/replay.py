@@ -216,8 +216,10 @@ class TableAudit:
                        "error": str(exc)}, None)
             self.broken = True
             return False
+        transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
+        touched = {a for t in transfers for a in (t.src, t.dst)}
         self.conservation.balances(self.state.balances, event.originator_version, hand,
-                                   self.state.hand is None)
+                                   self.state.hand is None, touched)
         return True
 
     # --- reporting -------------------------------------------------------------------------

@@ -78,3 +78,73 @@ def insert_copy(app: LedgerApp, tid: UUID, source_version: int, new_version: int
         "AND originator_version = %s",
         (new_version, _id(app, tid), source_version),
     )
+
+
+def _rows(app: LedgerApp, tid: UUID, after: int) -> list[Any]:
+    return list(app.recorder.select_events(tid, gt=after))
+
+
+def _set_state(app: LedgerApp, tid: UUID, version: int, state: bytes) -> None:
+    _execute(
+        app,
+        f"UPDATE {_table(app)} SET state = %s WHERE originator_id = %s AND originator_version = %s",
+        (state, _id(app, tid), version),
+    )
+
+
+def rechain(app: LedgerApp, tid: UUID, edited: int) -> None:
+    """Recompute the chain after an edit at ``edited``: every later event gets the digest of
+    the one before it, as a forger with database access and the chain's recipe would do."""
+    import json
+
+    from ledger.table import chain_digest
+
+    before = app.recorder.select_events(tid, gt=edited - 1, lte=edited)[0]
+    digest = chain_digest(tid, before.originator_version, before.topic, bytes(before.state))
+    for row in _rows(app, tid, edited):
+        text = bytes(row.state).decode()
+        old = json.loads(text)["prev_hash"]
+        state = text.replace(f'"prev_hash":"{old}"', f'"prev_hash":"{digest}"', 1).encode()
+        _set_state(app, tid, row.originator_version, state)
+        digest = chain_digest(tid, row.originator_version, row.topic, state)
+
+
+def rewrite_command_log(app: LedgerApp, tid: UUID) -> None:
+    """Make the command log's copy of every event of a table match the stored events."""
+    import json
+
+    stored = {r.originator_version: json.loads(r.state) for r in _rows(app, tid, 0)}
+    schema = (
+        f'"{app.recorder.datastore.schema}".'  # type: ignore[attr-defined]
+        if _is_postgres(app) else ""
+    )
+    with app.recorder.datastore.transaction(commit=False) as cursor:  # type: ignore[attr-defined]
+        sql = f"SELECT command_id, result FROM {schema}ledger_commands WHERE table_id = %s"
+        cursor.execute(sql if _is_postgres(app) else sql.replace("%s", "?"), (str(tid),))
+        rows = [(r[0], r[1]) if not isinstance(r, dict) else (r["command_id"], r["result"])
+                for r in cursor.fetchall()]
+    for command_id, result in rows:
+        data = json.loads(result)
+        data["events"] = [{"type": e["type"], "version": e["version"],
+                           **stored.get(e["version"], {})} for e in data["events"]]
+        _execute(app, f"UPDATE {schema}ledger_commands SET result = %s WHERE command_id = %s",
+                 (json.dumps(data), command_id))
+
+
+def delete_command(app: LedgerApp, tid: UUID, version: int) -> None:
+    """Remove the command-log row that appended ``version`` (to hide a truncation)."""
+    import json
+
+    schema = (
+        f'"{app.recorder.datastore.schema}".'  # type: ignore[attr-defined]
+        if _is_postgres(app) else ""
+    )
+    with app.recorder.datastore.transaction(commit=False) as cursor:  # type: ignore[attr-defined]
+        sql = f"SELECT command_id, result FROM {schema}ledger_commands WHERE table_id = %s"
+        cursor.execute(sql if _is_postgres(app) else sql.replace("%s", "?"), (str(tid),))
+        rows = [(r[0], r[1]) if not isinstance(r, dict) else (r["command_id"], r["result"])
+                for r in cursor.fetchall()]
+    for command_id, result in rows:
+        if any(e["version"] >= version for e in json.loads(result)["events"]):
+            _execute(app, f"DELETE FROM {schema}ledger_commands WHERE command_id = %s",
+                     (command_id,))
