@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from ledger.api.auth import Principal, check_seat, check_table, require
 from ledger.api.errors import ApiError, responses
 from ledger.api.models import CommandOut, body_model
-from ledger.api.visibility import CardFilter, hidden_cards, mask_events
+from ledger.api.visibility import CardFilter, card_texts, hidden_cards, mask_events, scrub
 from ledger.application import LedgerApp
 from ledger.commands import (
     COMMANDS_BY_NAME,
@@ -95,9 +95,15 @@ def run(request: Request, who: Principal, spec: Endpoint, code: str, body: BaseM
     try:
         command = command_from(name, data)
         result = ledger.execute(command)
-    except LedgerError:
+    except LedgerError as exc:
         metrics.command(name, "rejected")
-        raise
+        if who.sees_everything or not card_texts([exc.message, exc.details]):
+            raise
+        try:
+            _, hidden = _hidden_now(ledger, str(data["table"]), who.seats)
+        except LedgerError:
+            raise exc from None
+        raise scrub(exc, hidden) from None
     metrics.command(name, "replayed" if result.replayed else "appended")
     answer = result.as_dict()
     if not who.sees_everything:

@@ -13,6 +13,7 @@ kept whatever game the hand belongs to.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import cache, partial
 from typing import Any
@@ -21,6 +22,7 @@ from pydantic import BaseModel
 
 from ledger.application import LedgerApp
 from ledger.cards import format_card
+from ledger.errors import LedgerError
 from ledger.records import CardsDealt, CardsRevealed, HandStarted
 from ledger.table import EVENT_TYPES, Table
 
@@ -90,6 +92,40 @@ def mask_events(events: list[dict[str, Any]], cards: CardFilter) -> list[dict[st
             continue
         out.append(mask(event, cls, partial(cards.hides, event.get("hand_no"))))
     return out
+
+
+_CARD_TEXT = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs])(?![A-Za-z0-9])")
+
+
+def card_texts(value: Any) -> bool:
+    """Whether ``value`` (text, or a structure of it) names a card anywhere."""
+    if isinstance(value, str):
+        return _CARD_TEXT.search(value) is not None
+    if isinstance(value, dict):
+        return any(card_texts(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(card_texts(v) for v in value)
+    return False
+
+
+def scrub(error: LedgerError, hidden: frozenset[str]) -> LedgerError:
+    """The same refusal with every hidden card in its message and details written ``??``.
+
+    A refusal must not tell what the rules know about hidden cards (a Chinese Poker set with the
+    wrong cards is refused with the seat's missing cards, for instance).
+    """
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return _CARD_TEXT.sub(lambda m: "??" if m.group(1) in hidden else m.group(1), value)
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [clean(v) for v in value]
+        return value
+
+    scrubbed = type(error)(error.code, clean(error.message), **clean(error.details))
+    return scrubbed
 
 
 @cache

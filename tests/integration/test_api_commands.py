@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,8 +13,19 @@ from fastapi.testclient import TestClient
 
 from ledger.api import create_app
 from ledger.api.errors import STATUS_BY_CODE
+from ledger.commands import BuyIn, DealCards, OpenTable, SeatPlayer, StartHand
 from ledger.settings import Settings
-from tests.support.http import Tokens, assert_error, bearer, events_stored, make_tokens
+from ledger.sim.base import CommandIds
+from ledger.sim.profiles import profile_for
+from tests.support.http import (
+    HttpExecutor,
+    Tokens,
+    assert_error,
+    bearer,
+    events_stored,
+    make_tokens,
+    send,
+)
 
 
 @pytest.fixture
@@ -222,3 +234,45 @@ def test_metrics_count_commands_errors_and_latency(api: tuple[TestClient, Tokens
 def test_every_api_code_has_one_status() -> None:
     assert all(100 <= s < 600 for s in STATUS_BY_CODE.values())
     assert STATUS_BY_CODE["missing_token"] == STATUS_BY_CODE["invalid_token"] == 401
+
+
+def test_a_refusal_does_not_tell_hidden_cards(api: tuple[TestClient, Tokens]) -> None:
+    """A Chinese Poker set with the wrong cards is refused with the cards the seat is missing;
+    a table device must not learn them that way."""
+    client, tokens = api
+    tokens.device = client.app.state.tokens.create("device", tables=["CHP"])[0]  # type: ignore[attr-defined]
+    profile = profile_for("chinese-poker")
+    ids = CommandIds("CHP", "chp")
+    executor = HttpExecutor(client, "CHP", tokens.device, tokens.auditor)
+    send(client, tokens.admin, OpenTable(command_id=ids.next(), table="CHP",
+                                         game="chinese-poker", config=profile.config))
+    for seat in (1, 2, 3):
+        executor.execute(SeatPlayer(command_id=ids.next(), table="CHP", seat=seat,
+                                    player=f"p{seat}"))
+    table, _, _ = executor.observe()
+    for seat in (1, 2, 3):
+        top_up = profile.top_up(table, seat)
+        assert top_up is not None
+        executor.execute(BuyIn(command_id=ids.next(), table="CHP", seat=seat,
+                               amount=top_up.amount, kind=top_up.kind))
+    executor.execute(StartHand(command_id=ids.next(), table="CHP"))
+    bot, rng = profile.make_bot(), random.Random(1)
+    while True:
+        table, hand, step = executor.observe()
+        if step.kind == "act" and any(o.action == "set" for o in step.options):
+            break
+        command = bot.choose(table, hand, step, rng, ids) if step.kind != "deal" else None
+        executor.execute(command or DealCards(command_id=ids.next(), table="CHP"))
+    seat = step.seats[0]
+    mine = set(next(s for s in executor.state()["hand"]["seats"] if s["seat"] == seat)["cards"])
+    others = [c for c in (f"{r}{s}" for r in "23456789TJQKA" for s in "cdhs") if c not in mine]
+    wrong = {"front": others[:3], "middle": others[3:8], "back": others[8:13]}
+    for token, sees in ((tokens.device, False), (tokens.auditor, True)):
+        r = post(client, token, "/tables/CHP/hands/current/actions", command_id="bad-set",
+                 seat=seat, action="set", **wrong)
+        if not sees:
+            assert_error(r, 422, "wrong_cards")
+            assert not any(card in r.text for card in mine), r.text
+            assert "??" in r.json()["error"]["message"]
+        else:
+            assert_error(r, 403, "forbidden")  # an auditor never writes
