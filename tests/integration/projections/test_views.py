@@ -89,6 +89,9 @@ def test_hands_view_shows_each_hand_without_the_events(shared: Shared) -> None:
             assert hand["rake_minor"] == rake
         if game == "high-card-flush":
             assert any(h["dp_seat"] is not None for h in read.hands(table=code))
+        page = read.hands(table=code, limit=3, offset=2)
+        assert [h["hand_no"] for h in page] == [3, 4, 5]
+        assert {h["status"] for h in read.hands(table=code, status="settled")} == {"settled"}
 
 
 def test_hole_cards_of_a_hand_in_progress_are_hidden(app: LedgerApp,
