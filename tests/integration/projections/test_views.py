@@ -32,7 +32,7 @@ def test_tables_view_lists_every_table_with_its_configuration(shared: Shared) ->
         assert rows[code]["hands"] == HANDS[game]
         assert rows[code]["last_version"] == app.load(code).version
         configs = read.table_configs(code.lower())
-        assert configs[0]["config"] == events(app, code)[0].config  # type: ignore[attr-defined]
+        assert configs[0]["config"] == events(app, code)[0].config
     with pytest.raises(NotFound) as err:
         read.table("NO-SUCH")
     assert err.value.code == "unknown_table"
