@@ -13,14 +13,9 @@ def _is_postgres(app: LedgerApp) -> bool:
 
 
 def _table(app: LedgerApp) -> str:
-    return (
-        app.recorder.events_table_name
-        if not _is_postgres(app)
-        # type: ignore[attr-defined]
-        else (
-            f'"{app.recorder.datastore.schema}"."{app.recorder.events_table_name}"'  # type: ignore[attr-defined]
-        )
-    )
+    recorder: Any = app.recorder
+    name: str = recorder.events_table_name
+    return name if not _is_postgres(app) else f'"{recorder.datastore.schema}"."{name}"'
 
 
 def _execute(app: LedgerApp, sql: str, params: tuple[Any, ...]) -> None:

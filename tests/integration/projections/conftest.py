@@ -13,7 +13,6 @@ from ledger.history import stream
 from ledger.settings import Settings
 from ledger.sim.profiles import PROFILES
 from ledger.sim.runner import simulate
-from ledger.table import TableEvent
 from projections.db import Store
 
 HANDS = {"caribbean-stud": 14, "high-card-flush": 12, "chinese-poker": 10, "stud-hilo": 8}
@@ -34,7 +33,7 @@ def play(app: LedgerApp, hands: dict[str, int] | None = None, seed: int = 11) ->
     return codes
 
 
-def events(app: LedgerApp, code: str) -> list[TableEvent]:
+def events(app: LedgerApp, code: str) -> list[Any]:
     return list(stream(app, code))
 
 

@@ -135,7 +135,7 @@ def test_a_forger_who_recomputes_the_chain_is_caught_by_the_rules_and_the_seal(
     report = verify(app)
     assert report.chain_ok  # chain and command log were recomputed: they hold
     payout = next(d for d in report.discrepancies if d.kind == "transfer")
-    assert payout.rule == transfer["rule"] and payout.rule.startswith("CSP-")
+    assert payout.rule == transfer["rule"] and str(payout.rule).startswith("CSP-")
     assert not report.ok
     sealed = verify(app, seal=seal, seal_key=b"k")
     assert ("seal_mismatch", seal["tables"][0]["version"]) in kinds(sealed)

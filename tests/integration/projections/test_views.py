@@ -32,7 +32,7 @@ def test_tables_view_lists_every_table_with_its_configuration(shared: Shared) ->
         assert rows[code]["hands"] == HANDS[game]
         assert rows[code]["last_version"] == app.load(code).version
         configs = read.table_configs(code.lower())
-        assert configs[0]["config"] == events(app, code)[0].config  # type: ignore[attr-defined]
+        assert configs[0]["config"] == events(app, code)[0].config
     with pytest.raises(NotFound) as err:
         read.table("NO-SUCH")
     assert err.value.code == "unknown_table"
@@ -89,6 +89,9 @@ def test_hands_view_shows_each_hand_without_the_events(shared: Shared) -> None:
             assert hand["rake_minor"] == rake
         if game == "high-card-flush":
             assert any(h["dp_seat"] is not None for h in read.hands(table=code))
+        page = read.hands(table=code, limit=3, offset=2)
+        assert [h["hand_no"] for h in page] == [3, 4, 5]
+        assert {h["status"] for h in read.hands(table=code, status="settled")} == {"settled"}
 
 
 def test_hole_cards_of_a_hand_in_progress_are_hidden(app: LedgerApp,
