@@ -15,6 +15,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 QUICK_ARGS: dict[str, list[str]] = {
+    "api.py": ["--seconds", "1", "--clients", "4"],
     "ledger_commands.py": ["--hands", "100", "--history", "5000"],
     "read_side.py": ["--hands", "50"],
 }
