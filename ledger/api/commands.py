@@ -20,7 +20,14 @@ from pydantic import BaseModel
 from ledger.api.auth import Principal, check_seat, check_table, require
 from ledger.api.errors import ApiError, responses
 from ledger.api.models import CommandOut, body_model
-from ledger.api.visibility import CardFilter, card_texts, hidden_cards, mask_events, scrub
+from ledger.api.visibility import (
+    CardFilter,
+    card_texts,
+    hidden_cards,
+    mask_events,
+    scrub,
+    shown_cards,
+)
 from ledger.application import LedgerApp
 from ledger.commands import (
     COMMANDS_BY_NAME,
@@ -68,7 +75,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint(PlaceWager, "/tables/{code}/hands/current/wagers", "Place a wager", seat_command=True),
     Endpoint(DealCards, "/tables/{code}/hands/current/deal", "Deal the next round (COM-8)"),
     Endpoint(Act, "/tables/{code}/hands/current/actions", "Act for a seat", seat_command=True),
-    Endpoint(Reveal, "/tables/{code}/hands/current/reveal", "Reveal the hand to reveal"),
+    Endpoint(Reveal, "/tables/{code}/hands/current/reveal", "Reveal the hand due to show"),
     Endpoint(Settle, "/tables/{code}/hands/current/settle", "Settle the hand"),
     Endpoint(VoidHand, "/tables/{code}/hands/current/void", "Void the hand (COM-5)"),
 )
@@ -94,16 +101,16 @@ def run(request: Request, who: Principal, spec: Endpoint, code: str, body: BaseM
     ledger: LedgerApp = request.app.state.ledger
     try:
         command = command_from(name, data)
+    except LedgerError:
+        metrics.command(name, "rejected")
+        raise
+    try:
         result = ledger.execute(command)
     except LedgerError as exc:
         metrics.command(name, "rejected")
         if who.sees_everything or not card_texts([exc.message, exc.details]):
             raise
-        try:
-            _, hidden = _hidden_now(ledger, str(data["table"]), who.seats)
-        except LedgerError:
-            raise exc from None
-        raise scrub(exc, hidden) from None
+        raise scrub(exc, _shown_now(ledger, command.table, who.seats)) from None
     metrics.command(name, "replayed" if result.replayed else "appended")
     answer = result.as_dict()
     if not who.sees_everything:
@@ -118,6 +125,14 @@ def _hidden_now(ledger: LedgerApp, code: str, seats: frozenset[int]
         if table.state.hand is None:
             return None, frozenset()
         return table.state.hand_no, hidden_cards(ledger, table, seats)
+
+
+def _shown_now(ledger: LedgerApp, code: str, seats: frozenset[int]) -> frozenset[str]:
+    try:
+        with ledger.reading(code) as table:
+            return shown_cards(ledger, table, seats)
+    except LedgerError:
+        return frozenset()
 
 
 _NAMES: dict[type[Command], str] = {cls: name for name, cls in COMMANDS_BY_NAME.items()}

@@ -108,16 +108,18 @@ def card_texts(value: Any) -> bool:
     return False
 
 
-def scrub(error: LedgerError, hidden: frozenset[str]) -> LedgerError:
-    """The same refusal with every hidden card in its message and details written ``??``.
+def scrub(error: LedgerError, shown: frozenset[str]) -> LedgerError:
+    """The same refusal with every card it names written ``??``, except the cards in ``shown``
+    (those the reader sees on the table).
 
     A refusal must not tell what the rules know about hidden cards (a Chinese Poker set with the
-    wrong cards is refused with the seat's missing cards, for instance).
+    wrong cards is refused with the seat's missing cards, for instance). Every other card is
+    masked too, so which cards come back masked tells nothing either.
     """
 
     def clean(value: Any) -> Any:
         if isinstance(value, str):
-            return _CARD_TEXT.sub(lambda m: "??" if m.group(1) in hidden else m.group(1), value)
+            return _CARD_TEXT.sub(lambda m: m.group(1) if m.group(1) in shown else "??", value)
         if isinstance(value, dict):
             return {k: clean(v) for k, v in value.items()}
         if isinstance(value, list | tuple):
@@ -126,6 +128,12 @@ def scrub(error: LedgerError, hidden: frozenset[str]) -> LedgerError:
 
     scrubbed = type(error)(error.code, clean(error.message), **clean(error.details))
     return scrubbed
+
+
+def shown_cards(ledger: LedgerApp, table: Table, seats: frozenset[int]) -> frozenset[str]:
+    """Cards of the hand in progress that a reader seeing ``seats`` sees on the table."""
+    dealt = frozenset(format_card(c) for c in table.state.hand_cards)
+    return dealt - hidden_cards(ledger, table, seats)
 
 
 @cache

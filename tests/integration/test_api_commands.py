@@ -264,7 +264,7 @@ def test_a_refusal_does_not_tell_hidden_cards(api: tuple[TestClient, Tokens]) ->
         command = bot.choose(table, hand, step, rng, ids) if step.kind != "deal" else None
         executor.execute(command or DealCards(command_id=ids.next(), table="CHP"))
     seat = step.seats[0]
-    mine = set(next(s for s in executor.state()["hand"]["seats"] if s["seat"] == seat)["cards"])
+    mine = list(next(s for s in executor.state()["hand"]["seats"] if s["seat"] == seat)["cards"])
     others = [c for c in (f"{r}{s}" for r in "23456789TJQKA" for s in "cdhs") if c not in mine]
     wrong = {"front": others[:3], "middle": others[3:8], "back": others[8:13]}
     for token, sees in ((tokens.device, False), (tokens.auditor, True)):
@@ -272,7 +272,9 @@ def test_a_refusal_does_not_tell_hidden_cards(api: tuple[TestClient, Tokens]) ->
                  seat=seat, action="set", **wrong)
         if not sees:
             assert_error(r, 422, "wrong_cards")
-            assert not any(card in r.text for card in mine), r.text
+            # Neither the seat's cards nor which of the cards sent are hidden elsewhere: every
+            # card the table does not show is written ??.
+            assert not any(card in r.text for card in mine + wrong["front"]), r.text
             assert "??" in r.json()["error"]["message"]
         else:
             assert_error(r, 403, "forbidden")  # an auditor never writes
