@@ -3,7 +3,8 @@ every operation, against a table with a hand in progress.
 
 No answer is a 500, every answer matches the document (status, content type, body schema), and
 a refused request appends no event. ``LEDGER_FUZZ_EXAMPLES`` sets the examples per operation
-(default 20; e.g. 500 for a long run).
+(default 20; e.g. 500 for a long run); ``LEDGER_FUZZ_RANDOM=1`` draws new examples each run
+instead of the fixed ones.
 """
 
 from __future__ import annotations
@@ -92,6 +93,11 @@ def test_no_500_and_no_event_from_a_refused_request(case: Any, fuzz_env: FuzzEnv
     before = recorder.max_notification_id() or 0
     response = case.call()
     assert response.status_code < 500, response.text
-    case.validate_response(response, excluded_checks=EXCLUDED)
+    excluded = list(EXCLUDED)
+    if any(isinstance(v, list) and len(v) <= 1 for v in (case.query or {}).values()):
+        # A one-element (or empty) list for a text parameter is the text (or nothing) on the
+        # wire: the server cannot see that the generator meant a list.
+        excluded.append(schemathesis.checks.negative_data_rejection)
+    case.validate_response(response, excluded_checks=excluded)
     if response.status_code >= 400:
         assert (recorder.max_notification_id() or 0) == before, response.text
