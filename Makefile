@@ -1,6 +1,8 @@
 # Quick start: `make demo` and `make test` set themselves up on first use.
 PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
-	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' && { command -v $$p; break; }; done)
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+	>/dev/null 2>&1 && { command -v $$p; break; }; done)
+PYTHON := $(PYTHON)
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
