@@ -25,13 +25,14 @@ from eventsourcing.application import AggregateNotFoundError, Application, Proce
 from eventsourcing.persistence import IntegrityError, Recording
 
 from ledger.commands import Command, OpenTable
+from ledger.dealing import DeckKeeper
 from ledger.decks import SealedDeckKeeper, deck_key
 from ledger.errors import ConcurrencyError, LedgerError, NotFound, StateConflict
 from ledger.logs import get_logger
 from ledger.persistence import CommandRow, PydanticMapper, store_env
 from ledger.settings import Settings, get_settings
 from ledger.table import Table, TableEvent, TableSnapshot, table_id
-from ledger.tablestate import DeckKeeper, TableState
+from ledger.tablestate import TableState
 
 log = get_logger("ledger.command")
 

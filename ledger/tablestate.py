@@ -11,8 +11,7 @@ History lives in the projections.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -20,9 +19,6 @@ from ledger import accounts
 from ledger.cards import (
     DECK_SIZE,
     deck_commitment,
-    ensure_distinct,
-    new_salt,
-    shuffled_deck,
 )
 from ledger.commands import (
     Act,
@@ -40,6 +36,7 @@ from ledger.commands import (
     UnseatPlayer,
     VoidHand,
 )
+from ledger.dealing import DeckKeeper, deal_round_robin, recorded_deal
 from ledger.errors import (
     InvalidInput,
     NotFound,
@@ -67,42 +64,6 @@ from ledger.records import (
 )
 
 GENESIS_HASH = "0" * 64
-
-
-class DeckKeeper(Protocol):
-    """Shuffles decks and keeps them sealed while a hand is in play (COM-8)."""
-
-    def new_deck(self) -> tuple[tuple[int, ...], str]:
-        """A fresh deck order and its salt."""
-
-    def seal(self, deck: Sequence[int], salt: str) -> str:
-        """The deck and salt in a form no read interface can open."""
-
-    def unseal(self, sealed: str) -> tuple[tuple[int, ...], str]:
-        """Back to the deck order and salt."""
-
-
-class OpenDeckKeeper:
-    """A keeper that seals nothing, for tests and tools that have no key: deck text + salt.
-
-    ``decks`` optionally scripts the deck orders to hand out, in order (for reproducible tests).
-    """
-
-    def __init__(self, decks: Iterable[Sequence[int]] | None = None) -> None:
-        self._decks = iter(decks) if decks is not None else None
-
-    def new_deck(self) -> tuple[tuple[int, ...], str]:
-        if self._decks is not None:
-            deck = tuple(next(self._decks))
-            return deck, "0" * 32
-        return shuffled_deck(), new_salt()
-
-    def seal(self, deck: Sequence[int], salt: str) -> str:
-        return salt + ":" + ",".join(str(c) for c in deck)
-
-    def unseal(self, sealed: str) -> tuple[tuple[int, ...], str]:
-        salt, _, body = sealed.partition(":")
-        return tuple(int(c) for c in body.split(",")), salt
 
 
 class TableState:
@@ -493,63 +454,3 @@ def _check_timezone(name: str) -> None:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
         raise InvalidInput("invalid_timezone", f"unknown time zone {name!r}") from None
-
-
-def deal_round_robin(plan: DealPlan, cards: Sequence[int]) -> tuple[Dealt, ...]:
-    """Deal ``cards`` one at a time over the plan's slots, down cards before up cards."""
-    down: list[list[int]] = [[] for _ in plan.slots]
-    up: list[list[int]] = [[] for _ in plan.slots]
-    it = iter(cards)
-    for k in range(max((s.count for s in plan.slots), default=0)):
-        for i, slot in enumerate(plan.slots):
-            if k < slot.down:
-                down[i].append(next(it))
-            elif k < slot.count:
-                up[i].append(next(it))
-    return tuple(
-        Dealt(target=slot.target, down=tuple(down[i]), up=tuple(up[i]))
-        for i, slot in enumerate(plan.slots)
-    )
-
-
-def recorded_deal(
-    plan: DealPlan, reported: dict[str, tuple[int, ...]], already: Sequence[int]
-) -> tuple[Dealt, ...]:
-    """Check a device's report of a round against the plan (COM-1, COM-8)."""
-    expected = {str(s.target): s for s in plan.slots}
-    unknown = sorted(set(reported) - set(expected))
-    missing = sorted(set(expected) - set(reported))
-    if unknown or missing:
-        raise InvalidInput(
-            "wrong_deal_targets",
-            f"this round ({plan.round}) deals to {', '.join(expected)}"
-            + (f"; not to {', '.join(unknown)}" if unknown else "")
-            + (f"; missing {', '.join(missing)}" if missing else ""),
-            expected=list(expected),
-            unknown=unknown,
-            missing=missing,
-        )
-    dealt: list[Dealt] = []
-    for key, slot in expected.items():
-        cards = tuple(reported[key])
-        if len(cards) != slot.count:
-            raise InvalidInput(
-                "wrong_card_count",
-                f"{key} receives {slot.count} cards in {plan.round}, {len(cards)} reported",
-                target=key,
-                expected=slot.count,
-                got=len(cards),
-                rule="COM-1",
-            )
-        dealt.append(Dealt(target=slot.target, down=cards[: slot.down], up=cards[slot.down :]))
-    everything = [*already, *(c for d in dealt for c in d.cards)]
-    try:
-        ensure_distinct(everything)
-    except InvalidInput as exc:
-        raise InvalidInput(
-            "duplicate_card",
-            f"{exc.details.get('card')} has already been dealt in this hand (COM-1)",
-            card=exc.details.get("card"),
-            rule="COM-1",
-        ) from None
-    return tuple(dealt)

@@ -25,11 +25,12 @@ from eventsourcing.application import Application
 
 from ledger.application import LedgerApp
 from ledger.commands import BuyIn, Command, OpenTable, SeatPlayer
+from ledger.dealing import OpenDeckKeeper
 from ledger.persistence import PydanticMapper, store_env
 from ledger.settings import Settings
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.caribbean import CaribbeanBot
-from ledger.tablestate import OpenDeckKeeper, TableState
+from ledger.tablestate import TableState
 
 
 class Recorder:

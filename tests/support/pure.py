@@ -8,9 +8,10 @@ from typing import Any
 from ledger import accounts
 from ledger.cards import parse_cards
 from ledger.commands import BuyIn, Command, DealCards, OpenTable, SeatPlayer
+from ledger.dealing import OpenDeckKeeper
 from ledger.games.base import Step, TableView
 from ledger.records import Record
-from ledger.tablestate import OpenDeckKeeper, TableState
+from ledger.tablestate import TableState
 
 _ids = itertools.count(1)
 

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 
 from ledger import accounts
 from ledger.commands import BuyIn
+from ledger.dealing import OpenDeckKeeper
 from ledger.games.caribbean import CaribbeanHand, settle
 from ledger.records import HandSettled, Record
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.caribbean import CaribbeanBot
-from ledger.tablestate import OpenDeckKeeper
 from tests.support.pure import PureTable, cid
 
 

@@ -18,10 +18,11 @@ from ledger.commands import (
     Settle,
     StartHand,
 )
+from ledger.dealing import OpenDeckKeeper
 from ledger.games.base import Step, TableView
 from ledger.games.chinese import ChineseHand, ChineseSeat
 from ledger.records import Record
-from ledger.tablestate import OpenDeckKeeper, TableState
+from ledger.tablestate import TableState
 
 CODE = "CHP1"
 

@@ -21,10 +21,11 @@ from ledger.commands import (
     StartHand,
     UnseatPlayer,
 )
+from ledger.dealing import OpenDeckKeeper
 from ledger.games.base import Step, TableView
 from ledger.games.hcf import HcfHand
 from ledger.records import HandSettled, Record
-from ledger.tablestate import OpenDeckKeeper, TableState
+from ledger.tablestate import TableState
 
 TABLE = "HCF1"
 

@@ -9,9 +9,10 @@ from typing import Any
 from ledger import accounts
 from ledger.cards import parse_cards
 from ledger.commands import Act, BuyIn, Command, DealCards, OpenTable, SeatPlayer, Settle, StartHand
+from ledger.dealing import OpenDeckKeeper
 from ledger.games.base import Step, TableView
 from ledger.records import Record
-from ledger.tablestate import OpenDeckKeeper, TableState
+from ledger.tablestate import TableState
 
 TABLE = "STUD1"
 
