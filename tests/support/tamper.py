@@ -104,11 +104,8 @@ def rechain(app: LedgerApp, tid: UUID, edited: int) -> None:
         digest = chain_digest(tid, row.originator_version, row.topic, state)
 
 
-def rewrite_command_log(app: LedgerApp, tid: UUID) -> None:
-    """Make the command log's copy of every event of a table match the stored events."""
-    import json
-
-    stored = {r.originator_version: json.loads(r.state) for r in _rows(app, tid, 0)}
+def _command_rows(app: LedgerApp, tid: UUID) -> tuple[str, list[tuple[str, str]]]:
+    """The schema prefix of the command log and its (command id, result) rows for a table."""
     schema = (
         f'"{app.recorder.datastore.schema}".'  # type: ignore[attr-defined]
         if _is_postgres(app) else ""
@@ -118,6 +115,15 @@ def rewrite_command_log(app: LedgerApp, tid: UUID) -> None:
         cursor.execute(sql if _is_postgres(app) else sql.replace("%s", "?"), (str(tid),))
         rows = [(r[0], r[1]) if not isinstance(r, dict) else (r["command_id"], r["result"])
                 for r in cursor.fetchall()]
+    return schema, rows
+
+
+def rewrite_command_log(app: LedgerApp, tid: UUID) -> None:
+    """Make the command log's copy of every event of a table match the stored events."""
+    import json
+
+    stored = {r.originator_version: json.loads(r.state) for r in _rows(app, tid, 0)}
+    schema, rows = _command_rows(app, tid)
     for command_id, result in rows:
         data = json.loads(result)
         data["events"] = [{"type": e["type"], "version": e["version"],
@@ -130,15 +136,7 @@ def delete_command(app: LedgerApp, tid: UUID, version: int) -> None:
     """Remove the command-log row that appended ``version`` (to hide a truncation)."""
     import json
 
-    schema = (
-        f'"{app.recorder.datastore.schema}".'  # type: ignore[attr-defined]
-        if _is_postgres(app) else ""
-    )
-    with app.recorder.datastore.transaction(commit=False) as cursor:  # type: ignore[attr-defined]
-        sql = f"SELECT command_id, result FROM {schema}ledger_commands WHERE table_id = %s"
-        cursor.execute(sql if _is_postgres(app) else sql.replace("%s", "?"), (str(tid),))
-        rows = [(r[0], r[1]) if not isinstance(r, dict) else (r["command_id"], r["result"])
-                for r in cursor.fetchall()]
+    schema, rows = _command_rows(app, tid)
     for command_id, result in rows:
         if any(e["version"] >= version for e in json.loads(result)["events"]):
             _execute(app, f"DELETE FROM {schema}ledger_commands WHERE command_id = %s",
