@@ -14,16 +14,30 @@ from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from ledger.logs import configure
 from ledger.settings import Settings
 
 configure("WARNING")
 
+# Property tests: no per-example deadline (a loaded 2-core CI machine is slow, not wrong). Under
+# CI (LEDGER_REQUIRE_POSTGRES=1) the examples are derived from each test's name, so a landing run
+# is reproducible; local runs draw fresh examples every time and print a blob to replay a failure.
+settings.register_profile(
+    "local", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.register_profile(
+    "ci", parent=settings.get_profile("local"), derandomize=True, print_blob=True
+)
+
 ADMIN_URL = os.environ.get(
     "LEDGER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
 REQUIRE_POSTGRES = os.environ.get("LEDGER_REQUIRE_POSTGRES", "") not in ("", "0", "no")
+settings.load_profile(
+    os.environ.get("LEDGER_HYPOTHESIS_PROFILE", "ci" if REQUIRE_POSTGRES else "local")
+)
 
 
 def _with_db(url: str, dbname: str) -> str:

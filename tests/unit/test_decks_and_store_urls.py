@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import stat
 from pathlib import Path
 
@@ -17,9 +18,15 @@ from ledger.settings import Settings
 def test_com_8_a_sealed_deck_opens_only_with_its_key() -> None:
     keeper = SealedDeckKeeper(b"k" * 32)
     deck = shuffled_deck()
-    sealed = keeper.seal(deck, "salt")
-    assert "salt" not in sealed and str(deck[0]) not in sealed.split(":", 1)[0]
-    assert keeper.unseal(sealed) == (deck, "salt")
+    salt = "a-salt-long-enough-that-chance-cannot-produce-it"
+    sealed = keeper.seal(deck, salt)
+    prefix, _, body = sealed.partition(":")
+    blob = base64.b64decode(body, validate=True)
+    # Neither the salt nor the deck order appears in the sealed text, encoded or not.
+    assert prefix == "aesgcm1"
+    assert salt not in sealed and salt.encode() not in blob
+    assert bytes(deck) not in blob and bytes(deck[:16]) not in blob
+    assert keeper.unseal(sealed) == (deck, salt)
     with pytest.raises(LedgerError) as err:
         SealedDeckKeeper(b"x" * 32).unseal(sealed)
     assert err.value.code == "deck_key_mismatch"
