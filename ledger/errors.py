@@ -9,7 +9,15 @@ one table by the API layer.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
+
+
+class Private(NamedTuple):
+    """What part of a refusal only readers of ``seat``'s face-down cards may see."""
+
+    seat: int
+    message: str
+    keys: frozenset[str]
 
 
 class LedgerError(Exception):
@@ -22,6 +30,23 @@ class LedgerError(Exception):
         self.code = code
         self.message = message
         self.details: dict[str, Any] = details
+        self.private: Private | None = None
+
+    def private_to(self, seat: int, message: str, *keys: str) -> LedgerError:
+        """Mark this refusal as telling what the rules derive from ``seat``'s face-down cards.
+
+        A reader who cannot see those cards gets :meth:`public`: ``message`` instead of the
+        message, and the details without ``keys``. Returns ``self`` so it can be raised inline.
+        """
+        self.private = Private(seat, message, frozenset(keys))
+        return self
+
+    def public(self, seats: frozenset[int]) -> LedgerError:
+        """The refusal as a reader who sees the face-down cards of ``seats`` may read it."""
+        if self.private is None or self.private.seat in seats:
+            return self
+        details = {k: v for k, v in self.details.items() if k not in self.private.keys}
+        return type(self)(self.code, self.private.message, **details)
 
     def as_dict(self) -> dict[str, Any]:
         """The error as the API and the CLI print it."""

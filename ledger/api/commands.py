@@ -108,9 +108,14 @@ def run(request: Request, who: Principal, spec: Endpoint, code: str, body: BaseM
         result = ledger.execute(command)
     except LedgerError as exc:
         metrics.command(name, "rejected")
-        if who.sees_everything or not card_texts([exc.message, exc.details]):
+        if who.sees_everything:
             raise
-        raise scrub(exc, _shown_now(ledger, command.table, who.seats)) from None
+        public = exc.public(who.seats)
+        if card_texts([public.message, public.details]):
+            public = scrub(public, _shown_now(ledger, command.table, who.seats))
+        if public is exc:
+            raise
+        raise public from None
     metrics.command(name, "replayed" if result.replayed else "appended")
     answer = result.as_dict()
     if not who.sees_everything:

@@ -38,9 +38,13 @@ def table_state(
     with ledger.reading(code) as table:
         state = table.state
         hand = None if state.hand is None else state.hand.model_dump(mode="json")
-        if hand is not None and not who.sees_everything:
-            hidden = hidden_cards(ledger, table, who.seats)
-            hand = mask(hand, state.game.hand_type, hidden.__contains__)
+        step = state.next_step()
+        if not who.sees_everything:
+            if hand is not None:
+                hidden = hidden_cards(ledger, table, who.seats)
+                hand = mask(hand, state.game.hand_type, hidden.__contains__)
+            if not set(step.seats) <= who.seats:
+                step = step.public()  # no cap derived from cards the reader cannot see
         return {
             "code": state.code,
             "game": state.game.name,
@@ -54,6 +58,6 @@ def table_state(
             "button": state.button,
             "hand_no": state.hand_no,
             "hand": hand,
-            "step": state.next_step().model_dump(mode="json"),
+            "step": step.model_dump(mode="json"),
             "memo": None if state.memo is None else state.memo.model_dump(mode="json"),
         }

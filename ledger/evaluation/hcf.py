@@ -38,6 +38,7 @@ __all__ = [
 ]
 
 NINE = 7  # rank index of the 9
+HAND_SIZE = 7  # HCF-3: seven cards to every player and the DP
 FLUSH_BONUS_MIN_LENGTH = 4  # HCF-11: the Flush Bonus needs at least four cards of one suit
 STRAIGHT_FLUSH_BONUS_MIN_LENGTH = 3  # HCF-10: the Straight Flush Bonus needs a run of three
 

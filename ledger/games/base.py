@@ -107,6 +107,17 @@ class Option(Record):
     action: str
     min_amount: int = 0
     max_amount: int = 0
+    public_max_amount: int | None = None
+    """Set when the rules derive ``max_amount`` from the acting seat's face-down cards (the
+    High Card Flush raise cap, HCF-5): the largest amount any hand could allow, which is what a
+    reader who cannot see those cards is shown instead."""
+
+    def public(self) -> Option:
+        """The option as a reader who cannot see the acting seat's cards sees it."""
+        if self.public_max_amount is None:
+            return self
+        return self.model_copy(update={"max_amount": self.public_max_amount,
+                                       "public_max_amount": None})
 
 
 class Step(Record):
@@ -121,6 +132,13 @@ class Step(Record):
     seats: tuple[int, ...] = ()
     options: tuple[Option, ...] = ()
     note: str | None = None
+
+    def public(self) -> Step:
+        """The step as a reader who cannot see the listed seats' face-down cards sees it."""
+        options = tuple(o.public() for o in self.options)
+        if options == self.options:
+            return self
+        return self.model_copy(update={"options": options})
 
 
 @dataclass(frozen=True)
@@ -230,6 +248,11 @@ class Game(ABC, Generic[C, H]):
             fold = Act(command_id="leave", table=table.code, seat=seat, action="fold")
             return self.decide(table, hand, fold)
         return []
+
+    def void_restriction(self, hand: H) -> tuple[str, str] | None:
+        """Why the floor may not void ``hand`` now without a supervisor's approval, as
+        ``(rule id, explanation)``; None (the default) when a void is allowed (COM-5)."""
+        return None
 
     def visible_cards(self, hand: H, record: HandRecord) -> bool:
         """Whether a device may see the face-down cards in ``record`` (default: never)."""

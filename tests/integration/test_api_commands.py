@@ -278,3 +278,56 @@ def test_a_refusal_does_not_tell_hidden_cards(api: tuple[TestClient, Tokens]) ->
             assert "??" in r.json()["error"]["message"]
         else:
             assert_error(r, 403, "forbidden")  # an auditor never writes
+
+
+def test_hcf_5_a_device_is_not_told_the_raise_cap_of_a_hidden_hand(
+    api: tuple[TestClient, Tokens],
+) -> None:
+    """The raise cap of a High Card Flush hand tells the class of its flush (HCF-5): a table
+    device sees the cap any hand allows, and a raise above the hand's cap is refused without
+    the cap or the flush length. The seat's own device and the auditor see the real cap."""
+    client, tokens = api
+    tokens.device = client.app.state.tokens.create("device", tables=["H1"])[0]  # type: ignore[attr-defined]
+    r = client.post("/tables", json={"command_id": "open-H1", "table": "H1",
+                                     "game": "high-card-flush",
+                                     "config": {"card_source": "recorded"}},
+                    headers=bearer(tokens.admin))
+    assert r.status_code == 201, r.text
+    for seat in (1, 2):
+        post(client, tokens.device, "/tables/H1/seats", command_id=f"s{seat}", seat=seat,
+             player=f"p{seat}")
+        post(client, tokens.device, "/tables/H1/buy-ins", command_id=f"b{seat}", seat=seat,
+             amount=50_000)
+    for cid, path, body in (
+        ("h", "/tables/H1/hands", {}),
+        ("dp", "/tables/H1/hands/current/actions", {"seat": 1, "action": "accept"}),
+        ("a2", "/tables/H1/hands/current/wagers", {"seat": 2, "kind": "ante", "amount": 1_000}),
+        ("d", "/tables/H1/hands/current/deal",
+         {"cards": {"2": ["Ah", "Kh", "Jh", "8h", "4d", "3d", "2c"],  # a 4-card flush: 1x Ante only
+                    "1": ["Qd", "Jd", "Td", "7c", "6c", "5c", "4s"]}}),
+    ):
+        answer = post(client, tokens.device, path, command_id=cid, **body)
+        assert answer.status_code == 201, answer.text
+    seat_token = post(client, tokens.admin, "/tokens", role="device", tables=["H1"],
+                      seat=2).json()["token"]
+
+    def raise_cap(token: str) -> int:
+        step = client.get("/tables/H1", headers=bearer(token)).json()["step"]
+        assert step["kind"] == "act" and step["seats"] == [2]
+        return next(o["max_amount"] for o in step["options"] if o["action"] == "raise")
+
+    assert raise_cap(tokens.device) == raise_cap(tokens.accounting) == 3_000
+    assert raise_cap(tokens.auditor) == raise_cap(seat_token) == 1_000
+
+    before = events_stored(client)
+    r = post(client, tokens.device, "/tables/H1/hands/current/actions", command_id="r3",
+             seat=2, action="raise", amount=3_000)
+    assert_error(r, 422, "raise_above_maximum")
+    error = r.json()["error"]
+    assert error["details"] == {"amount": 3_000, "rule": "HCF-5"}
+    assert "4-card" not in error["message"] and "1000" not in error["message"]
+    r = post(client, seat_token, "/tables/H1/hands/current/actions", command_id="r3s",
+             seat=2, action="raise", amount=3_000)
+    assert_error(r, 422, "raise_above_maximum")
+    assert r.json()["error"]["details"]["flush_length"] == 4
+    assert events_stored(client) == before

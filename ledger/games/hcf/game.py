@@ -76,6 +76,12 @@ def max_raise(hand_seat: HcfSeat) -> int:
     return ev.max_raise_multiple(ev.flush(hand_seat.cards).length) * hand_seat.ante
 
 
+def public_max_raise(hand_seat: HcfSeat) -> int:
+    """HCF-5: the largest raise any hand allows (3x Ante). The cap of *this* hand tells the
+    class of its flush, so only readers who see the seat's cards are shown it."""
+    return ev.max_raise_multiple(ev.HAND_SIZE) * hand_seat.ante
+
+
 class HighCardFlush(Game[HcfConfig, HcfHand]):
     """High Card Flush Poker banked by a designated player (seeds 000 and 001)."""
 
@@ -260,9 +266,12 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
                 action=cmd.action, rule="HCF-5",
             )
         if cmd.amount is None:
-            raise InvalidInput("amount_required",
-                               f"a raise needs an amount from {nxt.ante} to {max_raise(nxt)}",
-                               minimum=nxt.ante, maximum=max_raise(nxt), rule="HCF-5")
+            raise InvalidInput(
+                "amount_required",
+                f"a raise needs an amount from {nxt.ante} to {max_raise(nxt)} (HCF-5)",
+                minimum=nxt.ante, maximum=max_raise(nxt), rule="HCF-5",
+            ).private_to(nxt.seat, f"a raise needs an amount from {nxt.ante} up to the cap "
+                         "of the seat's flush (HCF-5)", "maximum")
         if cmd.amount < nxt.ante:
             raise RuleViolation(
                 "raise_below_minimum",
@@ -277,7 +286,8 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
                 f"with a {length}-card flush the raise is at most {cap // nxt.ante}x Ante: "
                 f"{cap}, not {cmd.amount} (HCF-5)",
                 amount=cmd.amount, maximum=cap, flush_length=length, rule="HCF-5",
-            )
+            ).private_to(nxt.seat, f"a raise of {cmd.amount} is above the cap of the seat's "
+                         "flush (HCF-5)", "maximum", "flush_length")
         require_chips(table, nxt.seat, cmd.amount, "HCF-6")
         move = accounts.transfer(accounts.player(nxt.player), accounts.spot(nxt.seat, RAISE),
                                  cmd.amount, "HCF-5")
@@ -373,10 +383,12 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
         if hand.phase == "decisions":
             nxt = hand.to_act
             assert nxt is not None
-            top = min(max_raise(nxt), table.stack(nxt.player))
+            stack = table.stack(nxt.player)
+            top = min(max_raise(nxt), stack)
             acts = [Option(action="fold")]
             if top >= nxt.ante:
-                acts.append(Option(action="raise", min_amount=nxt.ante, max_amount=top))
+                acts.append(Option(action="raise", min_amount=nxt.ante, max_amount=top,
+                                   public_max_amount=min(public_max_raise(nxt), stack)))
             return Step(kind="act", seats=(nxt.seat,), options=tuple(acts))
         return Step(kind=hand.phase)
 

@@ -154,3 +154,32 @@ def test_com_6_the_dp_leaving_still_banks_the_hand() -> None:
     t.reveal()
     t.settle()
     assert t.balance(accounts.BANK) == 0 and t.stack(1) > 0
+
+
+def test_hcf_5_the_cap_of_the_hand_is_private_to_who_sees_its_cards() -> None:
+    """The raise cap tells the class of the seat's flush: the step carries the cap any hand
+    could allow (3x Ante, within the stack) for readers who cannot see the cards, and the
+    refusal of a raise above the cap has a public form without the cap or the flush length."""
+    t = dealt(second=FOUR)
+    t.act(2, "fold")
+    (raise_option,) = [o for o in t.step().options if o.action == "raise"]
+    assert (raise_option.max_amount, raise_option.public_max_amount) == (1_000, 3_000)
+    assert [o.max_amount for o in t.step().public().options if o.action == "raise"] == [3_000]
+    with pytest.raises(LedgerError) as err:
+        t.act(3, "raise", 2_000)
+    full = err.value
+    assert full.details["flush_length"] == 4 and full.details["maximum"] == 1_000
+    assert full.public(frozenset({3})) is full  # the seat's own reader sees it all
+    public = full.public(frozenset())
+    assert public.code == "raise_above_maximum" and type(public) is type(full)
+    assert "flush_length" not in public.details and "maximum" not in public.details
+    assert "4-card" not in public.message and "1,000" not in public.message
+    assert public.details["rule"] == "HCF-5"
+
+
+def test_hcf_5_the_public_cap_is_bounded_by_the_stack() -> None:
+    t = dealt(second="Ah Kh Qh 9h 5h 3h 2c", stacks={1: 50_000, 2: 20_000, 3: 3_500})
+    t.act(2, "fold")
+    (raise_option,) = [o for o in t.step().options if o.action == "raise"]
+    # Seat 3 has 2,500 left after its 1,000 Ante: both caps stop there (HCF-6).
+    assert (raise_option.max_amount, raise_option.public_max_amount) == (2_500, 2_500)
