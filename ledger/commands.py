@@ -133,6 +133,9 @@ class VoidHand(Command):
     """Void the hand in progress (COM-5): every wager returned, nothing raked."""
 
     reason: str = Field(min_length=1)
+    approved_by: str | None = Field(default=None, min_length=1, max_length=128)
+    """The floor supervisor who authorises a void the game's rules do not allow at this point
+    (a Chinese Poker misdeal after a player has set, CHP-10). Recorded in the event."""
 
 
 HandCommand = StartHand | PlaceWager | Act | Reveal | Settle

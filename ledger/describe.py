@@ -79,7 +79,9 @@ def describe(event: object) -> list[str]:
     if isinstance(event, r.HandSettled):
         return _settlement(event)
     if isinstance(event, r.HandVoided):
-        return [f"hand {event.hand_no} VOID: {event.reason} ({event.rule}); every wager returned"]
+        approved = f", approved by {event.approved_by}" if event.approved_by else ""
+        return [f"hand {event.hand_no} VOID: {event.reason} ({event.rule}{approved}); "
+                "every wager returned"]
     if isinstance(event, r.HandCancelled):
         return [f"hand {event.hand_no} cancelled: {event.reason}" + _rule(event.rule)]
     return [type(event).__name__]

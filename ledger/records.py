@@ -270,6 +270,8 @@ class HandVoided(HandRecord):
     reason: str
     transfers: tuple[Transfer, ...]
     rule: str = "COM-5"
+    approved_by: str | None = None
+    """Who authorised a void the game allows only with approval (CHP-10)."""
     deck: tuple[Card, ...] | None = None
     salt: str | None = None
 

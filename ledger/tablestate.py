@@ -282,8 +282,18 @@ class TableState:
         return deal_round_robin(plan, deck[position : position + plan.count])
 
     def _void(self, cmd: VoidHand, keeper: DeckKeeper) -> list[Record]:
-        self._require_hand()
-        voided = HandVoided(hand_no=self.hand_no, reason=cmd.reason, transfers=self.reversal())
+        hand = self._require_hand()
+        restriction = self.game.void_restriction(hand)
+        if restriction is not None and cmd.approved_by is None:
+            rule, why = restriction
+            raise RuleViolation(
+                "void_needs_approval",
+                f"{why} ({rule}); a floor supervisor may still void it: name them in "
+                "approved_by",
+                rule=rule,
+            )
+        voided = HandVoided(hand_no=self.hand_no, reason=cmd.reason, transfers=self.reversal(),
+                            approved_by=cmd.approved_by)
         return [self._with_deck_reveal(voided, keeper)]
 
     # --- helpers ------------------------------------------------------------------------

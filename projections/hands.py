@@ -204,6 +204,9 @@ def _ended(row: dict[str, Any], event: r.HandRecord) -> None:
             row["dp_result_minor"] = sum(dp)
     else:
         result["reason"] = getattr(event, "reason", None)
+        approved_by = getattr(event, "approved_by", None)
+        if approved_by:
+            result["approved_by"] = approved_by
         rule = getattr(event, "rule", None)
         if rule:
             row["rules"].add(rule)

@@ -73,7 +73,7 @@ def command_for(
     if isinstance(first, r.HandSettled | r.HandCancelled):
         return Settle(**base)
     if isinstance(first, r.HandVoided):
-        return VoidHand(**base, reason=first.reason)
+        return VoidHand(**base, reason=first.reason, approved_by=first.approved_by)
     return None
 
 

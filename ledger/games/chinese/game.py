@@ -26,8 +26,10 @@ Decisions where the rule book is silent (the rest are in the modules they govern
   setting keeps the hand in play. Chips in play stay in play until the settlement either way
   (COM-3: nobody adds or removes chips during a hand).
 - Misdeals (CHP-10) are voided through the table's ``VoidHand`` (COM-5): every chip moved in
-  the hand, the fee and the stakes, goes back. A wrong number of cards reported by a card reader
-  is refused outright by the table, which then voids the hand.
+  the hand, the fee and the stakes, goes back. Once a player has set, a void is refused
+  (``void_needs_approval``) unless a floor supervisor is named in ``approved_by``. A wrong
+  number of cards reported by a card reader is refused outright by the table, which then voids
+  the hand (before anyone can set).
 """
 
 from __future__ import annotations
@@ -173,6 +175,15 @@ class ChinesePoker(Game[ChineseConfig, ChineseHand]):
                 kind=command.kind,
             )
         raise wrong_phase(command.name.replace("_", " "), self.next_step(table, hand))
+
+    def void_restriction(self, hand: ChineseHand) -> tuple[str, str] | None:
+        """CHP-10: a misdeal voids the hand only before anyone has set."""
+        done = sorted(s.seat for s in hand.seats if s.segments is not None)
+        if not done:
+            return None
+        return ("CHP-10", "a misdeal voids a Chinese Poker hand only before anyone has set; "
+                "seat" + ("s " if len(done) > 1 else " ") + ", ".join(map(str, done))
+                + (" have" if len(done) > 1 else " has") + " set")
 
     def leave(self, table: TableView, hand: ChineseHand, seat: int) -> list[HandRecord]:
         """COM-6: a player who leaves before setting has folded: the hand is fouled (CHP-3)."""

@@ -209,3 +209,31 @@ def test_accounting_view_per_table_and_gaming_day(shared: Shared) -> None:
             assert day["dp_results_minor"] is None
     assert read.gaming_days() == [day["gaming_day"]]
     assert sorted(PROFILES) == sorted(played)
+
+
+def test_chp_10_an_approved_void_after_a_set_is_shown_and_audits_clean(
+    app: LedgerApp, played: dict[str, str]
+) -> None:
+    from ledger.commands import Act
+    from ledger.errors import RuleViolation
+    from projections.audit import verify
+
+    code = played["chinese-poker"]
+    app.execute(StartHand(command_id="c-start", table=code))
+    app.execute(DealCards(command_id="c-deal", table=code))
+    hand = app.load(code).state.hand
+    first = hand.seats[0]
+    cards = list(first.cards)
+    app.execute(Act(command_id="c-set", table=code, seat=first.seat, action="set",
+                    front=cards[:3], middle=cards[3:8], back=cards[8:]))
+    version = app.load(code).version
+    with pytest.raises(RuleViolation) as err:
+        app.execute(VoidHand(command_id="c-void", table=code, reason="deck short"))
+    assert err.value.code == "void_needs_approval" and app.load(code).version == version
+    app.execute(VoidHand(command_id="c-void2", table=code, reason="deck short",
+                         approved_by="floor: A. Popescu"))
+    Runner(app).catch_up()
+    row = ReadModel(app).hand(code, hand.hand_no)
+    assert row["status"] == "voided" and row["result"]["approved_by"] == "floor: A. Popescu"
+    report = verify(app, table=code)
+    assert report.ok and report.discrepancies == []

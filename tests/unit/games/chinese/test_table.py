@@ -250,13 +250,28 @@ def test_chp_10_misdeal_voids_the_hand_and_returns_every_chip_com_5() -> None:
     t = three_players({"fee": 50})
     before = dict(t.state.balances)
     dealt_g_h_f1(t)
-    t.set(1, hand_of(*h.G))
     (voided,) = t.run(VoidHand(command_id="void", table=CODE,
                                reason="five cards of seat 2 exposed by the dealer (CHP-10)"))
     assert isinstance(voided, HandVoided) and voided.rule == "COM-5"
+    assert voided.approved_by is None
     assert t.state.balances == before
     assert t.state.hand is None
     assert not any(a.startswith("spot:") for a in t.state.balances)
+
+
+def test_chp_10_once_anyone_has_set_a_void_needs_a_supervisor() -> None:
+    t = three_players({"fee": 50})
+    before = dict(t.state.balances)
+    dealt_g_h_f1(t)
+    t.set(1, hand_of(*h.G))
+    t.set(3, hand_of(*h.F1))
+    err = fails(t, lambda: t.run(VoidHand(command_id="v1", table=CODE, reason="cards exposed")),
+                "void_needs_approval")
+    assert err.details["rule"] == "CHP-10" and "seats 1, 3 have set" in err.message
+    (voided,) = t.run(VoidHand(command_id="v2", table=CODE, reason="shuffler fault found",
+                               approved_by="floor: M. Jansen"))
+    assert isinstance(voided, HandVoided) and voided.approved_by == "floor: M. Jansen"
+    assert t.state.balances == before and t.state.hand is None
 
 
 def test_chp_10_a_wrong_number_of_cards_is_refused_and_the_hand_voided() -> None:
