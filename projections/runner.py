@@ -153,7 +153,8 @@ class Runner:
     def catch_up(self, progress: Progress | None = None, max_batches: int | None = None) -> int:
         """Process every event the views have not seen; the number of events read.
 
-        ``max_batches`` stops early (tests use it to interrupt a rebuild).
+        ``max_batches`` stops early (tests use it to interrupt a rebuild; ``--follow`` polls one
+        batch at a time so that a stop request is honoured between batches).
         """
         self.setup()
         self._check_fingerprints()

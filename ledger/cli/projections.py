@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+import threading
+from datetime import UTC, datetime
 from typing import Any
 
 import typer
@@ -68,9 +71,50 @@ def rebuild(
 def update(
     view: list[str] | None = VIEW_OPTION,
     database_url: str | None = DATABASE_OPTION,
+    follow: bool = typer.Option(
+        False, "--follow", help="Keep running: catch up, then poll for new events every "
+        "--interval seconds until interrupted (Ctrl-C or SIGTERM end it cleanly, between two "
+        "batches).",
+    ),
+    interval: float = typer.Option(
+        1.0, "--interval", min=0.05, help="Seconds between two polls with --follow."
+    ),
 ) -> None:
     """Bring the views up to date with the events appended since their last update."""
+    if follow:
+        _follow(view, database_url, interval)
+        return
     _run(view, database_url, rebuild=False)
+
+
+def _follow(view: list[str] | None, database_url: str | None, interval: float) -> None:
+    """Poll and catch up until SIGINT or SIGTERM; one line per catch-up that read events."""
+    from projections.runner import Runner
+
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set())
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with ledger_app(database_url) as ledger:
+            runner = Runner(ledger, view)
+            names = ", ".join(v.name for v in runner.views)
+            typer.echo(f"following {names} every {interval:g} s (Ctrl-C to stop)")
+            total = 0
+            while not stop.is_set():
+                done = runner.catch_up(max_batches=1)
+                total += done
+                if done:
+                    typer.echo(f"{_now()} updated: {done} events read")
+                    continue  # a full batch may mean more are waiting
+                stop.wait(interval)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    typer.echo(f"stopped: {total} events read")
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _run(view: list[str] | None, database_url: str | None, *, rebuild: bool) -> None:

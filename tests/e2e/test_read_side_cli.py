@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -122,3 +124,43 @@ def test_an_edited_store_fails_the_audit(tmp_path: Path) -> None:
                                                          for d in report["discrepancies"]}
     human = ledger("audit", "verify", db=db)
     assert human.returncode == 1 and "BROKEN" in human.stdout
+
+
+def test_projections_follow_keeps_the_views_current_until_stopped(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite3"
+    out = ledger("simulate", "--game", "caribbean-stud", "--hands", "2", "--table", "F-1",
+                 db=path)
+    assert out.returncode == 0, out.stderr
+    env = {**os.environ, "LEDGER_DATABASE_URL": f"sqlite:///{path}",
+           "LEDGER_DECK_KEY_FILE": str(tmp_path / "deck.key"), "LEDGER_LOG_LEVEL": "WARNING"}
+    log = tmp_path / "follow.out"
+
+    def lags() -> list[int]:
+        rows = ledger("projections", "status", "--json", db=path).stdout.splitlines()
+        return [json.loads(line)["lag"] for line in rows]
+
+    def wait_current() -> None:
+        deadline = time.monotonic() + 60
+        while any(lags()):
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+
+    with log.open("w") as sink:
+        follower = subprocess.Popen(
+            [sys.executable, "-m", "ledger", "projections", "update", "--follow",
+             "--interval", "0.1"], stdout=sink, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
+        try:
+            wait_current()
+            # Events appended while it runs are projected without another command.
+            out = ledger("simulate", "--game", "stud-hilo", "--hands", "2", "--table", "F-2",
+                         db=path)
+            assert out.returncode == 0, out.stderr
+            wait_current()
+            follower.send_signal(signal.SIGTERM)
+            assert follower.wait(timeout=30) == 0, log.read_text()
+        finally:
+            if follower.poll() is None:
+                follower.kill()
+    text = log.read_text()
+    assert text.startswith("following tables, hands,") and text.count("updated:") >= 2
+    assert "stopped:" in text.splitlines()[-1]
