@@ -28,7 +28,9 @@ SEAL_OPTION = typer.Option(
     None, "--seal", help="Also check the heads sealed in this file (`ledger audit seal`): "
     "detects a rewritten history and a truncated tail. Needs LEDGER_SEAL_KEY.")
 SEAL_OUT_OPTION = typer.Option(
-    None, "--out", help="File to write (default: seal-<day>.json in the current directory).")
+    None, "--out",
+    help="File to write (default: seal-DAY.json in the current directory, e.g. "
+    "seal-2026-03-14.json).")
 
 
 @audit_app.command("verify")

@@ -172,8 +172,9 @@ is written. Ranks are listed most significant first, grouped as compared (full h
 the wheel 5 4 3 2 A, a low 8 6 4 2 A). Categories: high_card, one_pair, two_pair,
 three_of_a_kind, straight, flush, full_house, four_of_a_kind, straight_flush, royal_flush.
 
-\b
 Output per --rules (odds are the N of N-1 on the default paytables):
+
+```
   high       5-7 cards (COM-1, CSP-5)
              {{"category", "ranks", "cards"}}   cards: the best five
   stud8      5-7 cards (STUD8-7)
@@ -193,22 +194,27 @@ Output per --rules (odds are the N of N-1 on the default paytables):
              {{"fouled", "segments": [{{"category", "ranks"}} x3],
               "automatic_win"}}   automatic_win: dragon, six_pairs,
              three_flushes, three_straights or null
+```
 
-\b
 A malformed line gets {{"error": {{"code", "message"}}}} and the stream goes on:
+
+```
   unknown_card         a token that is not a card
   duplicate_card       a card written twice on the line (chinese: in
                        the whole hand)
   wrong_card_count     too few or too many cards (chinese: in a segment)
   wrong_segment_count  chinese: not three segments separated by '|'
+```
 
 Exit status: 0 when the whole input was read, malformed lines included; 1 when standard input
 cannot be read (the reason is printed on standard error). Bytes that are not UTF-8 make their line
 an unknown_card error.
 
-\b
 Examples (input line, then output line):
+
+```
 {_examples()}
+```
 """
 
 

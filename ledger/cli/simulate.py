@@ -14,7 +14,8 @@ def simulate(
     game: str = typer.Option(..., "--game", help="Game to play, e.g. caribbean-stud."),
     hands: int = typer.Option(100, "--hands", min=1, help="Number of hands to play."),
     table: str | None = typer.Option(
-        None, "--table", help="Table code (default: SIM-<GAME>); opened if it does not exist."
+        None, "--table", help="Table code (default: SIM- and the game in capitals, e.g. "
+        "SIM-STUD-HILO); opened if it does not exist."
     ),
     players: int | None = typer.Option(None, "--players", min=1, help="Players to seat."),
     seed: int | None = typer.Option(None, "--seed", help="Seed of the random players."),
