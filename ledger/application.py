@@ -181,7 +181,7 @@ class LedgerApp(Application[UUID]):
             try:
                 table = self._decide(command, tid, now)
             except LedgerError:
-                prior = self._recall(command, payload)
+                prior = self._recall(command, tid, payload)
                 if prior is not None:
                     return prior
                 raise
@@ -192,7 +192,7 @@ class LedgerApp(Application[UUID]):
                 self.save(table, command_row=row)
             except IntegrityError:
                 self._evict(tid)
-                prior = self._recall(command, payload)
+                prior = self._recall(command, tid, payload)
                 if prior is not None:
                     return prior
                 # Exponential backoff with jitter: a writer whose cache is warm can win every
@@ -226,8 +226,11 @@ class LedgerApp(Application[UUID]):
             raise
         return table
 
-    def _recall(self, command: Command, payload: str) -> CommandResult | None:
-        row: CommandRow | None = self.recorder.select_command(command.command_id)  # type: ignore[attr-defined]
+    def _recall(self, command: Command, tid: UUID, payload: str) -> CommandResult | None:
+        """The first answer to this command id on this table (command ids are per table)."""
+        row: CommandRow | None = self.recorder.select_command(  # type: ignore[attr-defined]
+            str(tid), command.command_id
+        )
         if row is None:
             return None
         if row.payload_sha256 != payload or row.command != command.name:

@@ -3,7 +3,8 @@ from ``LEDGER_DATABASE_URL`` to the eventsourcing library's environment.
 
 The command log (``ledger_commands``) is written in the same transaction as the events a command
 appends, so a command id is either recorded together with its events or not at all; that is what
-makes a repeated command append nothing.
+makes a repeated command append nothing. Command ids are unique per table (the devices of two
+tables may both count from ``c-1``).
 """
 
 from __future__ import annotations
@@ -70,8 +71,16 @@ class PydanticMapper(Mapper[UUID]):
             getattr(cls, f"upcast_v{from_version}_v{from_version + 1}")(data)
             from_version += 1
         event = cls.model_validate(data)
-        event.keep_stored(bytes(stored_event.state))
+        event.keep_stored(state_bytes(stored_event.state))
         return event
+
+
+def state_bytes(state: Any) -> bytes:
+    """A stored event's state as bytes. The ledger writes bytes; a row rewritten by hand may hold
+    text instead (SQLite keeps what an UPDATE gives it), which must still be read and hashed."""
+    if isinstance(state, str):
+        return state.encode()
+    return bytes(state)
 
 
 @cache
@@ -94,9 +103,10 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
         return [
             *super().construct_create_table_statements(),
             f"CREATE TABLE IF NOT EXISTS {COMMANDS_TABLE} ("
-            "command_id TEXT PRIMARY KEY, table_id TEXT NOT NULL, command TEXT NOT NULL, "
+            "table_id TEXT NOT NULL, command_id TEXT NOT NULL, command TEXT NOT NULL, "
             "payload_sha256 TEXT NOT NULL, result TEXT NOT NULL, "
-            "recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))",
+            "recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')), "
+            "PRIMARY KEY (table_id, command_id))",
             f"CREATE TABLE IF NOT EXISTS {TOKENS_TABLE} ("
             "token_id TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL, role TEXT NOT NULL, "
             "tables TEXT, seat INTEGER, label TEXT NOT NULL, created_at TEXT NOT NULL, "
@@ -116,12 +126,12 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
             )
         return ids
 
-    def select_command(self, command_id: str) -> CommandRow | None:
+    def select_command(self, table_id: str, command_id: str) -> CommandRow | None:
         with self.datastore.transaction(commit=False) as c:
             c.execute(
                 f"SELECT command_id, table_id, command, payload_sha256, result "
-                f"FROM {COMMANDS_TABLE} WHERE command_id = ?",
-                (command_id,),
+                f"FROM {COMMANDS_TABLE} WHERE table_id = ? AND command_id = ?",
+                (table_id, command_id),
             )
             row = c.fetchone()
         return None if row is None else CommandRow(*tuple(row))
@@ -137,9 +147,10 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
         self.sql_create_statements.append(
             SQL(
                 "CREATE TABLE IF NOT EXISTS {}.{} ("
-                "command_id text PRIMARY KEY, table_id text NOT NULL, command text NOT NULL, "
+                "table_id text NOT NULL, command_id text NOT NULL, command text NOT NULL, "
                 "payload_sha256 text NOT NULL, result text NOT NULL, "
-                "recorded_at timestamptz NOT NULL DEFAULT now())"
+                "recorded_at timestamptz NOT NULL DEFAULT now(), "
+                "PRIMARY KEY (table_id, command_id))"
             ).format(schema, commands)
         )
         self.sql_create_statements.append(
@@ -156,7 +167,7 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
         ).format(schema, commands)
         self._select_command = SQL(
             "SELECT command_id, table_id, command, payload_sha256, result FROM {}.{} "
-            "WHERE command_id = %s"
+            "WHERE table_id = %s AND command_id = %s"
         ).format(schema, commands)
 
     def _insert_stored_events(
@@ -178,9 +189,9 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
                     prepare=True,
                 )
 
-    def select_command(self, command_id: str) -> CommandRow | None:
+    def select_command(self, table_id: str, command_id: str) -> CommandRow | None:
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self._select_command, (command_id,), prepare=True)
+            curs.execute(self._select_command, (table_id, command_id), prepare=True)
             row = curs.fetchone()
         if row is None:
             return None

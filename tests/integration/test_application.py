@@ -126,7 +126,7 @@ def test_bad_input_is_refused_with_a_code_and_appends_nothing(
         app.execute(command_from(name, {"command_id": "bad", "table": "CSP-1", **fields}))
     assert err.value.code == code
     assert version(app, "CSP-1") == before
-    assert app.recorder.select_command("bad") is None  # type: ignore[attr-defined]
+    assert app.recorder.select_command(str(table_id("CSP-1")), "bad") is None  # type: ignore[attr-defined]
 
 
 def test_play_not_double_the_ante_and_out_of_turn_are_refused(app: LedgerApp) -> None:
@@ -185,6 +185,20 @@ def test_a_repeated_command_id_appends_nothing_and_returns_the_first_answer(app:
     ).replayed
 
 
+def test_command_ids_are_per_table(app: LedgerApp) -> None:
+    """Two tables' devices may both count from c-1: an id is only a repeat on its own table."""
+    open_csp(app, "CSP-1")
+    open_csp(app, "CSP-2")
+    one = app.execute(StartHand(command_id="c-1", table="CSP-1"))
+    two = app.execute(StartHand(command_id="c-1", table="CSP-2"))
+    assert not one.replayed and not two.replayed and one.table != two.table
+    assert app.execute(StartHand(command_id="c-1", table="CSP-2")).replayed
+    with pytest.raises(LedgerError) as err:
+        app.execute(PlaceWager(command_id="c-1", table="CSP-2", seat=1, kind="ante",
+                               amount=1_000))
+    assert err.value.code == "command_id_reused"
+
+
 def test_opening_a_table_twice_is_refused(app: LedgerApp) -> None:
     open_csp(app)
     with pytest.raises(LedgerError) as err:
@@ -215,6 +229,16 @@ def test_config_change_records_the_approver_and_bumps_the_version(app: LedgerApp
             )
         )
     assert err.value.code == "invalid_config"
+    before = version(app, "CSP-1")
+    for config, code in (
+        ({"game": "high-card-flush"}, "config_game_mismatch"),
+        ({"limits": {"ante": {"min": 1_000, "max": 20_000}}}, "config_unchanged"),
+        ({"game": "caribbean-stud"}, "config_unchanged"),
+    ):
+        with pytest.raises(LedgerError) as err:
+            app.execute(ChangeConfig(command_id="c3", table="CSP-1", approver="x", config=config))
+        assert err.value.code == code
+    assert version(app, "CSP-1") == before
 
 
 def test_concurrent_writers_on_one_table_lose_nothing(store_settings: Settings) -> None:

@@ -29,8 +29,15 @@ def _id(app: LedgerApp, tid: UUID) -> Any:
     return tid if _is_postgres(app) else tid.hex
 
 
-def replace_in_event(app: LedgerApp, tid: UUID, version: int, old: str, new: str) -> None:
-    """Edit the JSON of one stored event."""
+def replace_in_event(app: LedgerApp, tid: UUID, version: int, old: str, new: str,
+                     *, as_text: bool = False) -> None:
+    """Edit the JSON of one stored event (``as_text``: on SQLite, the way a hand edit with
+    ``replace(state, ...)`` does it, leaving text where the ledger wrote bytes)."""
+    if as_text and not _is_postgres(app):
+        sql = (f"UPDATE {_table(app)} SET state = replace(state, %s, %s) "
+               "WHERE originator_id = %s AND originator_version = %s")
+        _execute(app, sql, (old, new, _id(app, tid), version))
+        return
     if _is_postgres(app):
         sql = (
             f"UPDATE {_table(app)} SET state = convert_to(replace(convert_from(state, 'UTF8'), "
@@ -128,8 +135,9 @@ def rewrite_command_log(app: LedgerApp, tid: UUID) -> None:
         data = json.loads(result)
         data["events"] = [{"type": e["type"], "version": e["version"],
                            **stored.get(e["version"], {})} for e in data["events"]]
-        _execute(app, f"UPDATE {schema}ledger_commands SET result = %s WHERE command_id = %s",
-                 (json.dumps(data), command_id))
+        _execute(app, f"UPDATE {schema}ledger_commands SET result = %s "
+                 "WHERE table_id = %s AND command_id = %s",
+                 (json.dumps(data), str(tid), command_id))
 
 
 def delete_command(app: LedgerApp, tid: UUID, version: int) -> None:
@@ -139,5 +147,5 @@ def delete_command(app: LedgerApp, tid: UUID, version: int) -> None:
     schema, rows = _command_rows(app, tid)
     for command_id, result in rows:
         if any(e["version"] >= version for e in json.loads(result)["events"]):
-            _execute(app, f"DELETE FROM {schema}ledger_commands WHERE command_id = %s",
-                     (command_id,))
+            _execute(app, f"DELETE FROM {schema}ledger_commands "
+                     "WHERE table_id = %s AND command_id = %s", (str(tid), command_id))
