@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+from ledger.persistence import state_bytes
 from ledger.table import TableOpened as TableOpenedEvent
 from ledger.table import chain_digest, topic_of
 from ledger.tablestate import GENESIS_HASH
@@ -93,8 +94,8 @@ class ChainCheck:
             data = None
             self.report("undecodable_event", None, "an event in JSON",
                         {"version": version, "error": str(exc)})
-        row = Row(version, topic, bytes(state),
-                  data, chain_digest(self.table_id, version, topic, bytes(state)))
+        raw = state_bytes(state)
+        row = Row(version, topic, raw, data, chain_digest(self.table_id, version, topic, raw))
         self.versions.add(version)
         if version in self.wanted:
             self.digests[version] = row.digest

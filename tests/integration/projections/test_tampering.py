@@ -53,6 +53,19 @@ def test_an_edited_event_is_found_at_its_version(app: LedgerApp, table: str) -> 
     assert not report.chain_ok
 
 
+def test_an_event_edited_into_text_is_found_too(app: LedgerApp, table: str) -> None:
+    """SQLite keeps what an UPDATE gives it: ``replace(state, ...)`` stores text, not bytes."""
+    version = 12
+    player = re.search(r'"player":"([^"]+)"', state_of(app, version))
+    assert player is not None
+    tamper.replace_in_event(app, table_id(table), version, player.group(0),
+                            '"player":"someone-else"', as_text=True)
+    report = verify(app)
+    assert ("event_edited", version) in kinds(report)
+    assert not report.chain_ok
+    assert ("command_log_mismatch", version) in kinds(report)
+
+
 def test_a_deleted_event_is_a_version_gap(app: LedgerApp, table: str) -> None:
     tamper.delete_event(app, table_id(table), 20)
     report = verify(app)
