@@ -157,9 +157,22 @@ class TableState:
                 "the configuration changes only between hands (COM-4)",
                 rule="COM-4",
             )
+        named = cmd.config.get("game", self.game.name)
+        if named != self.game.name:
+            raise InvalidInput(
+                "config_game_mismatch",
+                f"table {self.code} plays {self.game.name}; a configuration change cannot make "
+                f"it {named!r} (open another table for another game)",
+                game=self.game.name, requested=named,
+            )
         current = self.config.model_dump(mode="json")
         merged = {**current, **cmd.config, "game": self.game.name}
         config = validate_config(self.game, merged)
+        if config.model_dump(mode="json") == current:
+            raise RuleViolation(
+                "config_unchanged",
+                "the configuration given is the one in force: nothing to change",
+            )
         return [
             ConfigChanged(
                 config=config.model_dump(mode="json"),
