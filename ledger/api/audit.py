@@ -9,16 +9,15 @@ import zipfile
 from pathlib import Path as FilePath
 from typing import Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from ledger.api.auth import Principal, require
 from ledger.api.errors import responses
-from ledger.api.reads import DAY, TABLE, ReadSide
+from ledger.api.reads import TABLE, PathDay, QueryDay, ReadSide
 from ledger.application import LedgerApp
 
 router = APIRouter()
-DAY_PATH = Path(pattern=r"^\d{4}-\d{2}-\d{2}$", description="Gaming day, YYYY-MM-DD.")
 ZIP: dict[int | str, dict[str, Any]] = {
     200: {"content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}},
           "description": "A zip of the export's files."}
@@ -32,7 +31,7 @@ ZIP: dict[int | str, dict[str, Any]] = {
 def verify(
     request: Request,
     table: str | None = TABLE,
-    day: str | None = DAY,
+    day: QueryDay = None,
     _: Principal = Depends(require("auditor")),  # noqa: B008
 ) -> dict[str, Any]:
     from projections.audit import verify as run
@@ -48,7 +47,7 @@ def verify(
             response_class=Response, responses={**ZIP, **responses(403)})
 def accounting_export(
     request: Request,
-    day: str = DAY_PATH,
+    day: PathDay,
     _: Principal = Depends(require("accounting", "auditor")),  # noqa: B008
 ) -> Response:
     from projections.exports.accounting import export_accounting
@@ -66,7 +65,7 @@ def accounting_export(
             response_class=Response, responses={**ZIP, **responses(403, 404)})
 def hands_export(
     request: Request,
-    day: str = DAY_PATH,
+    day: PathDay,
     fmt: str = Query("jsonl", alias="format", pattern="^(jsonl|phh|ohh)$"),
     table: str | None = TABLE,
     _: Principal = Depends(require("auditor")),  # noqa: B008

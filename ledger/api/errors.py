@@ -164,6 +164,8 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     command = getattr(request.scope.get("route"), "name", "")
     is_command = command.startswith("command:")
     code = classify_problems(problems) if is_command else "invalid_request"
+    if not is_command and any(p["field"].rsplit(".", 1)[-1] == "day" for p in problems):
+        code = "invalid_day"  # one code for a bad day, in a path or a query
     what = f"invalid {command.split(':', 1)[1]}" if is_command else "invalid request"
     summary = "; ".join(f"{p['field'] or 'body'}: {p['problem']}" for p in problems)
     error = InvalidInput(code, f"{what}: {summary}", problems=problems)

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from datetime import date
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
+from pydantic import AfterValidator
 
 from ledger.api.auth import Principal, require
 from ledger.api.commands import CODE_PATH
@@ -26,7 +28,26 @@ from projections.runner import Runner
 
 Rows = list[dict[str, Any]]
 MONEY = ("auditor", "accounting")
-DAY = Query(None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="Gaming day, YYYY-MM-DD.")
+DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+
+
+def _calendar_day(value: str | None) -> str | None:
+    """A day of the calendar (2026-02-30 matches the pattern but is none): else ``invalid_day``."""
+    if value is not None:
+        date.fromisoformat(value)
+    return value
+
+
+QueryDay = Annotated[
+    str | None,
+    Query(pattern=DAY_PATTERN, description="Gaming day, YYYY-MM-DD."),
+    AfterValidator(_calendar_day),
+]
+PathDay = Annotated[
+    str,
+    Path(pattern=DAY_PATTERN, description="Gaming day, YYYY-MM-DD."),
+    AfterValidator(_calendar_day),
+]
 TABLE = Query(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$", description="Table code.")
 LIMIT = Query(100, ge=1, le=MAX_LIMIT)
 OFFSET = Query(0, ge=0, le=10**9)
@@ -91,7 +112,7 @@ def configs(
 @_get("/hands", "Hand summaries", ("auditor",))
 def hands(
     table: str | None = TABLE,
-    day: str | None = DAY,
+    day: QueryDay = None,
     game: str | None = Query(None, max_length=40),
     status: str | None = Query(None, max_length=40),
     limit: int = LIMIT,
@@ -156,7 +177,7 @@ def players(
 
 @_get("/bankrolls/days/{day}", "Opening, in, out and closing per account for a day", MONEY)
 def bankroll_day(
-    day: str = Path(pattern=r"^\d{4}-\d{2}-\d{2}$"),
+    day: PathDay,
     table: str | None = TABLE,
     _: Principal = Depends(require(*MONEY)),  # noqa: B008
     read: ReadModel = Depends(reads),  # noqa: B008
@@ -180,7 +201,7 @@ def movements(
 
 @_get("/coverage", "Designated-player coverage (HCF-12)", MONEY)
 def coverage(
-    table: str | None = TABLE, day: str | None = DAY, limit: int = LIMIT, offset: int = OFFSET,
+    table: str | None = TABLE, day: QueryDay = None, limit: int = LIMIT, offset: int = OFFSET,
     _: Principal = Depends(require(*MONEY)),  # noqa: B008
     read: ReadModel = Depends(reads),  # noqa: B008
 ) -> Rows:
@@ -189,7 +210,7 @@ def coverage(
 
 @_get("/rake", "Rake totals", MONEY)
 def rake(
-    table: str | None = TABLE, day: str | None = DAY,
+    table: str | None = TABLE, day: QueryDay = None,
     _: Principal = Depends(require(*MONEY)),  # noqa: B008
     read: ReadModel = Depends(reads),  # noqa: B008
 ) -> Rows:
@@ -198,7 +219,7 @@ def rake(
 
 @_get("/rake/lines", "Rake lines", MONEY)
 def rake_lines(
-    table: str | None = TABLE, day: str | None = DAY, limit: int = LIMIT, offset: int = OFFSET,
+    table: str | None = TABLE, day: QueryDay = None, limit: int = LIMIT, offset: int = OFFSET,
     _: Principal = Depends(require(*MONEY)),  # noqa: B008
     read: ReadModel = Depends(reads),  # noqa: B008
 ) -> Rows:
@@ -215,7 +236,7 @@ def jackpot(
 
 @_get("/jackpot/moves", "Jackpot movements (CSP-6)", MONEY)
 def jackpot_moves(
-    table: str | None = TABLE, day: str | None = DAY,
+    table: str | None = TABLE, day: QueryDay = None,
     kind: str | None = Query(None, max_length=40), limit: int = LIMIT, offset: int = OFFSET,
     _: Principal = Depends(require(*MONEY)),  # noqa: B008
     read: ReadModel = Depends(reads),  # noqa: B008
@@ -225,7 +246,7 @@ def jackpot_moves(
 
 @_get("/accounting", "Drop, win, hold, rake, jackpot per table and gaming day", MONEY)
 def accounting(
-    table: str | None = TABLE, day: str | None = DAY,
+    table: str | None = TABLE, day: QueryDay = None,
     _: Principal = Depends(require(*MONEY)),  # noqa: B008
     read: ReadModel = Depends(reads),  # noqa: B008
 ) -> Rows:
@@ -243,7 +264,7 @@ def days(
 
 @_get("/accounting/dp-results", "Designated players' results (HCF-14)", MONEY)
 def dp_results(
-    table: str | None = TABLE, day: str | None = DAY,
+    table: str | None = TABLE, day: QueryDay = None,
     _: Principal = Depends(require(*MONEY)),  # noqa: B008
     read: ReadModel = Depends(reads),  # noqa: B008
 ) -> Rows:
