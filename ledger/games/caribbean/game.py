@@ -118,14 +118,15 @@ class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):
                 kind=cmd.kind,
             )
         account = accounts.spot(cmd.seat, cmd.kind)
-        move = accounts.transfer(accounts.player(seat.player), account, cmd.amount, "CSP-1")
+        rule = "CSP-6" if cmd.kind == "jackpot" else "CSP-1"
+        move = accounts.transfer(accounts.player(seat.player), account, cmd.amount, rule)
         return WagerPlaced(
             hand_no=hand.hand_no,
             seat=cmd.seat,
             kind=cmd.kind,
             amount=cmd.amount,
             transfers=(move,),
-            rule="CSP-6" if cmd.kind == "jackpot" else "CSP-1",
+            rule=rule,
         )
 
     def _act(self, table: TableView, hand: CaribbeanHand, cmd: Act) -> PlayerActed:

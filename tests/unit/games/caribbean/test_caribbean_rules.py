@@ -186,6 +186,8 @@ def test_csp_6_side_wager_is_exactly_one_unit_and_goes_with_an_ante() -> None:
     with pytest.raises(LedgerError) as err:
         t.do(PlaceWager, seat=1, kind="jackpot", amount=200)
     assert err.value.code == "jackpot_wager_must_be_exact"
+    (placed,) = t.do(PlaceWager, seat=1, kind="jackpot", amount=100)
+    assert placed.rule == "CSP-6" and [m.rule for m in placed.transfers] == ["CSP-6"]
 
 
 def test_csp_6_contributions_feed_the_meter_before_awards_and_fixed_awards_come_from_house() -> (
