@@ -331,3 +331,15 @@ def test_hcf_5_a_device_is_not_told_the_raise_cap_of_a_hidden_hand(
     assert_error(r, 422, "raise_above_maximum")
     assert r.json()["error"]["details"]["flush_length"] == 4
     assert events_stored(client) == before
+
+
+@pytest.mark.parametrize("path", [
+    "/rake?day=2026-02-30", "/rake?day=14-03-2026", "/accounting?day=2026-13-01",
+    "/bankrolls/days/2026-02-30", "/exports/hands/2026-13-29", "/exports/accounting/2026-1-1",
+    "/audit/verify?day=2026-02-31",
+])
+def test_a_day_that_is_not_a_calendar_day_is_invalid_day(
+    api: tuple[TestClient, Tokens], path: str
+) -> None:
+    client, tokens = api
+    assert_error(client.get(path, headers=bearer(tokens.auditor)), 422, "invalid_day")
