@@ -11,6 +11,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypedDict
 from urllib.parse import urlparse, urlunparse
 
 import pytest
@@ -84,10 +85,18 @@ def postgres_schema(postgres_database: str) -> Iterator[tuple[str, str]]:
             conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
+class _StoreSettings(TypedDict):
+    """The settings every fresh test store shares, whatever its database."""
+
+    deck_key_file: Path
+    snapshot_interval: int
+    log_level: str
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def store_settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
     """Settings for a fresh, empty store: SQLite file or PostgreSQL schema."""
-    base = {
+    base: _StoreSettings = {
         "deck_key_file": tmp_path / "deck.key",
         "snapshot_interval": 50,
         "log_level": "WARNING",

@@ -30,12 +30,14 @@ def optimised() -> str:
 
 
 @contextmanager
-def fresh_store(kind: str, **overrides: object) -> Iterator[Settings]:
+def fresh_store(kind: str) -> Iterator[Settings]:
     """Settings for an empty SQLite file or a fresh PostgreSQL database (dropped after)."""
     with tempfile.TemporaryDirectory(prefix="ledger-bench-") as tmp:
-        base: dict[str, object] = {"deck_key_file": Path(tmp) / "deck.key", **overrides}
+        deck_key_file = Path(tmp) / "deck.key"
         if kind == "sqlite":
-            yield Settings(database_url=f"sqlite:///{tmp}/bench.sqlite3", **base)  # type: ignore[arg-type]
+            yield Settings(
+                database_url=f"sqlite:///{tmp}/bench.sqlite3", deck_key_file=deck_key_file
+            )
             return
         import psycopg
 
@@ -44,7 +46,7 @@ def fresh_store(kind: str, **overrides: object) -> Iterator[Settings]:
             admin.execute(f'CREATE DATABASE "{name}"')
         url = PG_ADMIN.rsplit("/", 1)[0] + f"/{name}"
         try:
-            yield Settings(database_url=url, **base)  # type: ignore[arg-type]
+            yield Settings(database_url=url, deck_key_file=deck_key_file)
         finally:
             with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
                 admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -70,8 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     count, repeat = args.hands, args.repeat
 
-    from phevaluator import evaluate_cards  # type: ignore[import-untyped]  # the bench extra
-    from treys import Card as TreysCard  # type: ignore[import-untyped]
+    from phevaluator import evaluate_cards  # the bench extra
+    from treys import Card as TreysCard
     from treys import Evaluator as TreysEvaluator
 
     rng = random.Random(args.seed)
@@ -160,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _ph_id(text: str) -> int:
-    from phevaluator.card import Card  # type: ignore[import-untyped]
+    from phevaluator.card import Card
 
     return int(Card(text).id_)
 

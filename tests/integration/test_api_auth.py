@@ -15,7 +15,14 @@ from fastapi.testclient import TestClient
 from ledger.api import create_app
 from ledger.api.commands import ENDPOINTS
 from ledger.settings import Settings
-from tests.support.http import Tokens, assert_error, bearer, events_stored, make_tokens
+from tests.support.http import (
+    Tokens,
+    app_of,
+    assert_error,
+    bearer,
+    events_stored,
+    make_tokens,
+)
 
 ROLES = ("admin", "auditor", "accounting", "device")
 
@@ -40,7 +47,7 @@ def open_table(client: TestClient, tokens: Tokens, code: str = "T1") -> None:
 
 def routes(client: TestClient) -> list[tuple[str, str]]:
     """Every (method, path) of the OpenAPI document, plus the document itself."""
-    paths = client.app.openapi()["paths"]  # type: ignore[attr-defined]
+    paths = app_of(client).openapi()["paths"]
     found = [("GET", "/openapi.json")]
     for path, operations in paths.items():
         concrete = path.replace("{code}", "T1").replace("{token_id}", "0" * 12)
@@ -207,7 +214,7 @@ def test_each_role_reads_what_it_may_and_nothing_else(api: tuple[TestClient, Tok
     client.post("/tables/T1/buy-ins", json={"command_id": "b1", "seat": 1, "amount": 9_000},
                 headers=bearer(tokens.device))
     client.post("/tables/T1/hands", json={"command_id": "h1"}, headers=bearer(tokens.device))
-    documented = {p for p, ops in client.app.openapi()["paths"].items() if "get" in ops}  # type: ignore[attr-defined]
+    documented = {p for p, ops in app_of(client).openapi()["paths"].items() if "get" in ops}
     templates = {p.replace("T1", "{code}").replace("/1/", "/{hand_no}/")
                  .replace("house", "{account}").replace("2026-01-01", "{day}") for p in READS}
     templates = {t if not t.endswith("/1") else t[:-2] + "/{hand_no}" for t in templates}

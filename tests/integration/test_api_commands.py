@@ -20,6 +20,7 @@ from ledger.sim.profiles import profile_for
 from tests.support.http import (
     HttpExecutor,
     Tokens,
+    app_of,
     assert_error,
     bearer,
     events_stored,
@@ -102,8 +103,7 @@ def test_refusals_are_coded_and_append_nothing(
     api: tuple[TestClient, Tokens], path: str, body: dict[str, Any], status: int, code: str
 ) -> None:
     client, tokens = api
-    tokens.device = client.app.state.tokens.create(  # type: ignore[attr-defined]
-        "device", tables=["T1", "NOPE"])[0]
+    tokens.device = app_of(client).state.tokens.create("device", tables=["T1", "NOPE"])[0]
     seated(client, tokens)
     before = events_stored(client)
     assert_error(client.post(path, json=body, headers=bearer(tokens.device)), status, code)
@@ -132,7 +132,7 @@ def test_an_unexpected_failure_is_a_logged_500_with_the_error_shape(
     def boom(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(client.app.state.ledger, "execute", boom)  # type: ignore[attr-defined]
+    monkeypatch.setattr(app_of(client).state.ledger, "execute", boom)
     with structlog.testing.capture_logs() as logs:
         r = post(client, tokens.device, "/tables/T1/hands", command_id="h")
     assert_error(r, 500, "internal_error")
@@ -240,7 +240,7 @@ def test_a_refusal_does_not_tell_hidden_cards(api: tuple[TestClient, Tokens]) ->
     """A Chinese Poker set with the wrong cards is refused with the cards the seat is missing;
     a table device must not learn them that way."""
     client, tokens = api
-    tokens.device = client.app.state.tokens.create("device", tables=["CHP"])[0]  # type: ignore[attr-defined]
+    tokens.device = app_of(client).state.tokens.create("device", tables=["CHP"])[0]
     profile = profile_for("chinese-poker")
     ids = CommandIds("CHP", "chp")
     executor = HttpExecutor(client, "CHP", tokens.device, tokens.auditor)
@@ -287,7 +287,7 @@ def test_hcf_5_a_device_is_not_told_the_raise_cap_of_a_hidden_hand(
     device sees the cap any hand allows, and a raise above the hand's cap is refused without
     the cap or the flush length. The seat's own device and the auditor see the real cap."""
     client, tokens = api
-    tokens.device = client.app.state.tokens.create("device", tables=["H1"])[0]  # type: ignore[attr-defined]
+    tokens.device = app_of(client).state.tokens.create("device", tables=["H1"])[0]
     r = client.post("/tables", json={"command_id": "open-H1", "table": "H1",
                                      "game": "high-card-flush",
                                      "config": {"card_source": "recorded"}},
@@ -314,7 +314,8 @@ def test_hcf_5_a_device_is_not_told_the_raise_cap_of_a_hidden_hand(
     def raise_cap(token: str) -> int:
         step = client.get("/tables/H1", headers=bearer(token)).json()["step"]
         assert step["kind"] == "act" and step["seats"] == [2]
-        return next(o["max_amount"] for o in step["options"] if o["action"] == "raise")
+        cap: int = next(o["max_amount"] for o in step["options"] if o["action"] == "raise")
+        return cap
 
     assert raise_cap(tokens.device) == raise_cap(tokens.accounting) == 3_000
     assert raise_cap(tokens.auditor) == raise_cap(seat_token) == 1_000

@@ -24,6 +24,7 @@ from ledger.commands import (
     command_from,
 )
 from ledger.errors import LedgerError
+from ledger.persistence import LedgerPostgresRecorder, LedgerSQLiteRecorder
 from ledger.settings import Settings
 from ledger.table import table_id
 
@@ -126,7 +127,8 @@ def test_bad_input_is_refused_with_a_code_and_appends_nothing(
         app.execute(command_from(name, {"command_id": "bad", "table": "CSP-1", **fields}))
     assert err.value.code == code
     assert version(app, "CSP-1") == before
-    assert app.recorder.select_command(str(table_id("CSP-1")), "bad") is None  # type: ignore[attr-defined]
+    assert isinstance(app.recorder, LedgerSQLiteRecorder | LedgerPostgresRecorder)
+    assert app.recorder.select_command(str(table_id("CSP-1")), "bad") is None
 
 
 def test_play_not_double_the_ante_and_out_of_turn_are_refused(app: LedgerApp) -> None:
@@ -286,7 +288,8 @@ def test_snapshots_bound_the_replay_and_give_the_same_state(store_settings: Sett
         open_csp(app, recorded=False, players=1)
         for n in range(60):
             app.execute(BuyIn(command_id=f"b{n}", table="CSP-1", seat=1, amount=100))
-        snapshots = list(app.snapshots.get(table_id("CSP-1")))  # type: ignore[union-attr]
+        assert app.snapshots is not None  # snapshotting is on (snapshot_interval)
+        snapshots = list(app.snapshots.get(table_id("CSP-1")))
         assert [s.originator_version for s in snapshots] == [50]
         fresh = LedgerApp(store_settings)
         try:

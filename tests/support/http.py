@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import uvicorn
@@ -26,6 +26,9 @@ from ledger.games.base import Step, TableView
 from ledger.games.registry import get_game
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.profiles import profile_for
+
+if TYPE_CHECKING:  # the API tests' client; no runtime import for the tests of a real server
+    from fastapi.testclient import TestClient
 
 CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
 PATHS: dict[type[Command], str] = {e.command: e.path for e in ENDPOINTS}
@@ -48,6 +51,12 @@ def make_tokens(app: FastAPI, tables: list[str]) -> Tokens:
         accounting=store.create("accounting", label="test accounting")[0],
         device=store.create("device", tables=tables, label="test device")[0],
     )
+
+
+def app_of(client: TestClient) -> FastAPI:
+    """The application behind a test client (which types it as any ASGI application)."""
+    assert isinstance(client.app, FastAPI)
+    return client.app
 
 
 def events_stored(client: Any) -> int:

@@ -6,6 +6,13 @@ from typing import Any
 from uuid import UUID
 
 from ledger.application import LedgerApp
+from ledger.persistence import LedgerPostgresRecorder, LedgerSQLiteRecorder
+
+
+def _recorder(app: LedgerApp) -> LedgerSQLiteRecorder | LedgerPostgresRecorder:
+    recorder = app.recorder
+    assert isinstance(recorder, LedgerSQLiteRecorder | LedgerPostgresRecorder)
+    return recorder
 
 
 def _is_postgres(app: LedgerApp) -> bool:
@@ -21,7 +28,7 @@ def _table(app: LedgerApp) -> str:
 def _execute(app: LedgerApp, sql: str, params: tuple[Any, ...]) -> None:
     if not _is_postgres(app):
         sql = sql.replace("%s", "?")
-    with app.recorder.datastore.transaction(commit=True) as cursor:  # type: ignore[attr-defined]
+    with _recorder(app).datastore.transaction(commit=True) as cursor:
         cursor.execute(sql, params)
 
 
@@ -113,11 +120,11 @@ def rechain(app: LedgerApp, tid: UUID, edited: int) -> None:
 
 def _command_rows(app: LedgerApp, tid: UUID) -> tuple[str, list[tuple[str, str]]]:
     """The schema prefix of the command log and its (command id, result) rows for a table."""
+    recorder = _recorder(app)
     schema = (
-        f'"{app.recorder.datastore.schema}".'  # type: ignore[attr-defined]
-        if _is_postgres(app) else ""
+        f'"{recorder.datastore.schema}".' if isinstance(recorder, LedgerPostgresRecorder) else ""
     )
-    with app.recorder.datastore.transaction(commit=False) as cursor:  # type: ignore[attr-defined]
+    with recorder.datastore.transaction(commit=False) as cursor:
         sql = f"SELECT command_id, result FROM {schema}ledger_commands WHERE table_id = %s"
         cursor.execute(sql if _is_postgres(app) else sql.replace("%s", "?"), (str(tid),))
         rows = [(r[0], r[1]) if not isinstance(r, dict) else (r["command_id"], r["result"])

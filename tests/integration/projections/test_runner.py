@@ -8,7 +8,7 @@ import pytest
 
 from ledger.application import LedgerApp
 from ledger.errors import LedgerError, NotFound
-from projections.base import Item
+from projections.base import Item, View
 from projections.registry import VIEW_TYPES
 from projections.runner import Runner, _Moved
 
@@ -51,11 +51,11 @@ def test_an_interrupted_rebuild_resumes_without_double_counting(app: LedgerApp,
     hands_view = VIEW_TYPES["hands"]
     original = hands_view.handle
 
-    def failing(self: object, item: Item) -> None:
+    def failing(self: View, item: Item) -> None:
         calls["n"] += 1
         if calls["n"] == 30:
             raise RuntimeError("power cut")
-        original(self, item)  # type: ignore[arg-type]
+        original(self, item)
 
     monkeypatch.setattr(hands_view, "handle", failing)
     with pytest.raises(RuntimeError):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from ledger import accounts
 from ledger.commands import BuyIn
 from ledger.dealing import OpenDeckKeeper
-from ledger.games.caribbean import CaribbeanHand, settle
+from ledger.games.caribbean import CaribbeanConfig, CaribbeanHand, settle
 from ledger.records import HandSettled, Record
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.caribbean import CaribbeanBot
@@ -59,6 +59,8 @@ def test_chips_are_conserved_and_settlements_reproduce(
         # the recorded settlement is what the rules compute again from the hand before it
         settled = new[-1]
         assert isinstance(settled, HandSettled) and isinstance(t.hand_before, CaribbeanHand)
+        rules = t.state.config
+        assert isinstance(rules, CaribbeanConfig)
         meter = t.balances_before.get(accounts.JACKPOT, 0)
-        again = settle(t.state.config, t.hand_before, meter)  # type: ignore[arg-type]
+        again = settle(rules, t.hand_before, meter)
         assert again.model_copy(update={"deck": settled.deck, "salt": settled.salt}) == settled

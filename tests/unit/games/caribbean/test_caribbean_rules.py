@@ -10,7 +10,14 @@ from ledger import accounts
 from ledger.cards import parse_cards, verify_commitment
 from ledger.commands import Act, PlaceWager, Reveal, Settle, StartHand
 from ledger.errors import LedgerError
-from ledger.records import CardsDealt, HandSettled, HandStarted, Outcome
+from ledger.records import (
+    CardsDealt,
+    HandSettled,
+    HandStarted,
+    Outcome,
+    PlayerActed,
+    WagerPlaced,
+)
 from tests.support.pure import PureTable, snapshot
 
 RECORDED = {"card_source": "recorded"}
@@ -187,6 +194,7 @@ def test_csp_6_side_wager_is_exactly_one_unit_and_goes_with_an_ante() -> None:
         t.do(PlaceWager, seat=1, kind="jackpot", amount=200)
     assert err.value.code == "jackpot_wager_must_be_exact"
     (placed,) = t.do(PlaceWager, seat=1, kind="jackpot", amount=100)
+    assert isinstance(placed, WagerPlaced)
     assert placed.rule == "CSP-6" and [m.rule for m in placed.transfers] == ["CSP-6"]
 
 
@@ -328,7 +336,8 @@ def test_com_6_leaving_without_acting_is_a_fold() -> None:
     t.deal(**{"1": "As Ks Qs Js 9h", "2": "2c 3c 4c 5c 9d", "dealer": DEALER_AK})
     records = t.do(UnseatPlayer, seat=1)
     assert [type(r).__name__ for r in records] == ["PlayerActed", "PlayerUnseated"]
-    assert records[0].action == "fold"  # type: ignore[attr-defined]
+    assert isinstance(records[0], PlayerActed)
+    assert records[0].action == "fold"
 
 
 def test_com_3_no_buy_in_or_cash_out_for_a_seat_in_the_hand() -> None:

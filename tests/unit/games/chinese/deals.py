@@ -26,7 +26,7 @@ def planted_hand(kind: str, rng: random.Random) -> list[int]:
             if all(n <= 13 for n in need.values()):
                 return [make_card(r, s) for s, n in need.items() for r in rng.sample(range(13), n)]
     while True:  # three straights: runs of 3, 5 and 5 (the ace plays low as rank -1)
-        cards: list[int] = []
+        cards = []
         for size in (3, 5, 5):
             top = rng.randrange(size - 2, 13)
             run = range(top - size + 1, top + 1)

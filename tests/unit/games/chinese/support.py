@@ -20,7 +20,7 @@ from ledger.commands import (
 )
 from ledger.dealing import OpenDeckKeeper
 from ledger.games.base import Step, TableView
-from ledger.games.chinese import ChineseHand, ChineseSeat
+from ledger.games.chinese import ChineseConfig, ChineseHand, ChineseSeat
 from ledger.records import Record
 from ledger.tablestate import TableState
 
@@ -123,6 +123,11 @@ class Table:
         assert isinstance(self.state.hand, ChineseHand)
         return self.state.hand
 
+    @property
+    def config(self) -> ChineseConfig:
+        assert isinstance(self.state.config, ChineseConfig)
+        return self.state.config
+
     def stack(self, seat_or_player: int | str) -> int:
         player = (self.state.seats[seat_or_player] if isinstance(seat_or_player, int)
                   else seat_or_player)
@@ -155,11 +160,11 @@ class PureExecutor:
     def __init__(self, table: Table) -> None:
         self.table = table
         self.records: list[Record] = []
-        self.before_settle: list[tuple[Any, ChineseHand]] = []
+        self.before_settle: list[tuple[ChineseConfig, ChineseHand]] = []
 
     def execute(self, command: Command) -> list[Record]:
         if isinstance(command, Settle) and self.table.state.hand is not None:
-            self.before_settle.append((self.table.state.config, self.table.state.hand))
+            self.before_settle.append((self.table.config, self.table.state.hand))
         records = self.table.run(command)
         self.records.extend(records)
         return records

@@ -48,7 +48,7 @@ def play(seed: int, seats: list[int], config: dict[str, object], hands: int,
     ids = CommandIds(CODE, "prop")
     for seat in seats:
         table.seat(seat, buy=None)
-    point_value = table.state.config.point_value  # type: ignore[attr-defined]
+    point_value = table.config.point_value
     for seat in seats:
         table.buy(seat, 20 * point_value)
         if seat in short:  # a short stack: cash out part of the buy-in
@@ -63,7 +63,7 @@ def play(seed: int, seats: list[int], config: dict[str, object], hands: int,
                 executor.execute(BuyIn(command_id=ids.next(), table=CODE, seat=seat,
                                        amount=buy[0], kind=buy[1]))
                 view = table.state.view()
-        if sum(table.stack(p) > table.state.config.fee  # type: ignore[attr-defined]
+        if sum(table.stack(p) > table.config.fee
                for p in table.state.seats.values()) < 2:
             break
         play_hand(executor, bot, rng, ids)
@@ -93,7 +93,7 @@ def check_records(table: Table, executor: PureExecutor) -> None:
         if isinstance(record, CardsDealt):
             cards = [c for d in record.dealt for c in d.cards]
             assert len(cards) == 52 == len(set(cards))
-            assert sorted(d.target for d in record.dealt) == [1, 2, 3, 4]  # type: ignore[type-var]
+            assert sorted(d.target for d in record.dealt) == [1, 2, 3, 4]
     for record, (config, hand) in zip(settled, executor.before_settle, strict=True):
         again = settle(config, hand)
         assert again == record.model_copy(update={"deck": None, "salt": None})
@@ -107,6 +107,7 @@ def check_settlement(record: HandSettled, config: ChineseConfig, hand: ChineseHa
     assert sum(o.amount for o in record.outcomes) == 0
     for o in record.outcomes:
         opponent = int(o.wager.removeprefix("points_vs_"))
+        assert o.seat is not None  # points are owed seat to seat
         owed = points[(o.seat, opponent)] * config.point_value
         assert o.withheld >= 0 and o.rule.startswith("CHP-")
         assert o.amount + (o.withheld if owed > 0 else -o.withheld) == owed

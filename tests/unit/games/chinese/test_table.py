@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from ledger.cards import FULL_DECK
@@ -43,7 +45,7 @@ def set_all(t: Table) -> None:
 
 def settled(t: Table) -> HandSettled:
     before = t.hand
-    config = t.state.config
+    config = t.config
     t.reveal()
     record = t.settle()[0]
     assert isinstance(record, HandSettled)
@@ -51,11 +53,11 @@ def settled(t: Table) -> HandSettled:
     return record
 
 
-def fails(t: Table, action: object, code: str) -> LedgerError:
+def fails(t: Table, action: Callable[[], object], code: str) -> LedgerError:
     """``action`` is refused with ``code`` and the table is exactly as it was."""
     before = t.state.to_snapshot()
     with pytest.raises(LedgerError) as err:
-        action()  # type: ignore[operator]
+        action()
     assert err.value.code == code, err.value
     assert t.state.to_snapshot() == before
     return err.value
@@ -71,7 +73,7 @@ def test_chp_1_all_four_seats_are_dealt_13_cards_whatever_the_number_of_players(
     t.start()
     (record,) = t.deal()
     assert isinstance(record, CardsDealt)
-    assert sorted(d.target for d in record.dealt) == [1, 2, 3, 4]  # type: ignore[type-var]
+    assert sorted(d.target for d in record.dealt) == [1, 2, 3, 4]
     assert all(len(d.down) == 13 for d in record.dealt)
     assert sorted(c for d in record.dealt for c in d.cards) == list(FULL_DECK)
     assert t.hand.participants() == (3, 1)  # button 1: seat 3 is the first player left of it
@@ -199,7 +201,8 @@ def test_chp_7_declaration_with_the_set_is_recorded_as_a_set_then_a_declare() ->
     t = dragon_against_six_pairs()
     records = t.set(1, hand_of(*h.DRAGON), declaration="dragon")
     assert [r.action for r in records if isinstance(r, PlayerActed)] == ["set", "declare"]
-    assert records[1].rule == "CHP-7"  # type: ignore[attr-defined]
+    assert isinstance(records[1], PlayerActed)
+    assert records[1].rule == "CHP-7"
 
 
 def test_chp_7_dragon_beats_six_pairs_through_the_table() -> None:

@@ -23,7 +23,7 @@ from ledger.commands import (
 )
 from ledger.dealing import OpenDeckKeeper
 from ledger.games.base import Step, TableView
-from ledger.games.hcf import HcfHand
+from ledger.games.hcf import HcfConfig, HcfHand
 from ledger.records import HandSettled, Record
 from ledger.tablestate import TableState
 
@@ -87,6 +87,11 @@ class Table:
     def hand(self) -> HcfHand:
         assert isinstance(self.state.hand, HcfHand)
         return self.state.hand
+
+    @property
+    def config(self) -> HcfConfig:
+        assert isinstance(self.state.config, HcfConfig)
+        return self.state.config
 
     def stack(self, seat: int) -> int:
         return self.state.balances.get(accounts.player(f"p{seat}"), 0)
@@ -153,11 +158,11 @@ class Table:
         while self.hand.phase == "decisions":
             nxt = self.hand.to_act
             assert nxt is not None
-            amount = decisions[nxt.seat]
-            if amount is None:
+            decision = decisions[nxt.seat]
+            if decision is None:
                 self.act(nxt.seat, "fold")
             else:
-                self.act(nxt.seat, "raise", amount)
+                self.act(nxt.seat, "raise", decision)
         self.reveal()
         return self.settle()
 

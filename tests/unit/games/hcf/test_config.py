@@ -11,6 +11,7 @@ from ledger.errors import LedgerError
 from ledger.evaluation import hcf as ev
 from ledger.games.hcf import HcfConfig
 from ledger.games.registry import get_game
+from ledger.records import ConfigChanged
 from ledger.tablestate import TableState
 
 from .helpers import TABLE, Table
@@ -67,5 +68,6 @@ def test_com_4_settings_change_between_hands_only() -> None:
     t.act(1, "accept")
     t.close()
     (changed,) = t.run(change)
-    assert t.state.config.rake.fee == 50  # type: ignore[attr-defined]
-    assert changed.approver == "floor"  # type: ignore[attr-defined]
+    assert t.config.rake.fee == 50
+    assert isinstance(changed, ConfigChanged)
+    assert changed.approver == "floor"

@@ -126,4 +126,4 @@ def test_hcf_12_settlement_is_reproducible_from_the_hand_state() -> None:
     t.reveal()
     before = t.hand
     settled = t.settle()
-    assert settle(t.state.config, before) == settled  # type: ignore[arg-type]
+    assert settle(t.config, before) == settled

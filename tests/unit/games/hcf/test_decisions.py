@@ -6,7 +6,7 @@ import pytest
 
 from ledger import accounts
 from ledger.errors import LedgerError
-from ledger.records import CardsDealt, PlayerActed
+from ledger.records import CardsDealt, CardsRevealed, PlayerActed
 
 from .helpers import Table, arranged_deck
 
@@ -117,6 +117,7 @@ def test_hcf_5_nothing_but_reveal_after_the_decisions() -> None:
         t.settle()
     assert err.value.code == "not_allowed_now"
     (revealed,) = t.reveal()
+    assert isinstance(revealed, CardsRevealed)
     assert revealed.target == 1 and t.hand.phase == "settle"
     with pytest.raises(LedgerError) as err:
         t.reveal()
@@ -127,6 +128,7 @@ def test_com_6_a_player_who_leaves_before_deciding_has_folded() -> None:
     t = dealt()
     records = t.unseat(3)  # out of turn: seat 2 is to act, seat 3 leaves
     assert [type(r).__name__ for r in records] == ["PlayerActed", "PlayerUnseated"]
+    assert isinstance(records[0], PlayerActed)
     assert records[0].action == "fold" and records[0].rule == "COM-6"
     assert t.step().seats == (2,)
     t.act(2, "raise", 1_000)
@@ -142,6 +144,7 @@ def test_com_6_leaving_before_the_deal_folds_the_wagers_placed() -> None:
     t.unseat(2)
     assert t.hand.folds == (2,) and t.balance(accounts.BANK) == 51_000
     (record,) = t.deal({3: FIVE, 1: DP})
+    assert isinstance(record, CardsDealt)
     assert [d.target for d in record.dealt] == [3, 1]
 
 

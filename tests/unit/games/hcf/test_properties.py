@@ -21,7 +21,7 @@ from ledger import accounts
 from ledger.commands import BuyIn, Command, SeatPlayer, Settle, UnseatPlayer
 from ledger.errors import StateConflict
 from ledger.games.base import Step, TableView
-from ledger.games.hcf import HcfHand, settle
+from ledger.games.hcf import HcfConfig, HcfHand, settle
 from ledger.records import HAND_ENDINGS, ChipsBoughtIn, HandSettled, PlayerActed, Record
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.hcf import HcfBot, top_up
@@ -56,8 +56,8 @@ class CheckingExecutor(PureExecutor):
         snapshot = self.state.to_snapshot()  # snapshots survive JSON, mid-hand too
         assert TableState.from_snapshot(json.loads(json.dumps(snapshot))).to_snapshot() == snapshot
         if isinstance(command, Settle) and isinstance(records[0], HandSettled):
-            assert isinstance(hand, HcfHand)
-            again = settle(config, hand)  # type: ignore[arg-type]
+            assert isinstance(hand, HcfHand) and isinstance(config, HcfConfig)
+            again = settle(config, hand)
             assert records[0].model_copy(update={"deck": None, "salt": None}) == again
             self.reproduced += 1
         return records

@@ -6,7 +6,7 @@ import pytest
 
 from ledger import accounts
 from ledger.errors import LedgerError
-from ledger.records import HandCancelled, HandStarted, PlayerActed, RoleOffered
+from ledger.records import CardsDealt, HandCancelled, HandStarted, PlayerActed, RoleOffered
 
 from .helpers import Table, arranged_deck
 
@@ -39,7 +39,7 @@ def test_hcf_1_a_decline_moves_the_offer_clockwise_past_ineligible_seats() -> No
     t.start()
     records = t.act(1, "decline")
     assert [type(r).__name__ for r in records] == ["PlayerActed", "RoleOffered"]
-    assert records[0].rule == "HCF-1"
+    assert isinstance(records[0], PlayerActed) and records[0].rule == "HCF-1"
     assert isinstance(records[1], RoleOffered) and records[1].seat == 2
     records = t.act(2, "decline")
     assert isinstance(records[1], RoleOffered) and records[1].seat == 5
@@ -131,6 +131,7 @@ def test_hcf_1_the_seat_offered_declines_by_leaving() -> None:
     t.start()
     records = t.unseat(1)
     assert [type(r).__name__ for r in records] == ["PlayerActed", "RoleOffered", "PlayerUnseated"]
+    assert isinstance(records[0], PlayerActed) and isinstance(records[1], RoleOffered)
     assert records[0].action == "decline" and records[1].seat == 2
 
 
@@ -163,5 +164,6 @@ def test_hcf_1_the_button_is_in_front_of_the_dp_and_dealing_starts_left_of_it() 
     t.wager(1, "ante", 500)
     t.wager(5, "ante", 500)
     (dealt,) = t.deal()
+    assert isinstance(dealt, CardsDealt)
     assert [d.target for d in dealt.dealt] == [5, 1, 2]  # left of the button (2), the DP last
     assert t.hand.dp_cards == dealt.dealt[2].cards

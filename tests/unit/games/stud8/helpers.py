@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ledger import accounts
@@ -11,10 +11,14 @@ from ledger.cards import parse_cards
 from ledger.commands import Act, BuyIn, Command, DealCards, OpenTable, SeatPlayer, Settle, StartHand
 from ledger.dealing import OpenDeckKeeper
 from ledger.games.base import Step, TableView
+from ledger.games.stud8.model import StudConfig
 from ledger.records import Record
 from ledger.tablestate import TableState
 
 TABLE = "STUD1"
+
+# Cards reported for a street: "Ah Kh 2d" per seat number, or per "community" (STUD8-6).
+StreetCards = Mapping[int, str] | Mapping[str, str] | Mapping[int | str, str]
 
 
 class Executor:
@@ -33,6 +37,12 @@ class Executor:
 
     def observe(self) -> tuple[TableView, Any, Step]:
         return self.state.view(), self.state.hand, self.state.next_step()
+
+    @property
+    def config(self) -> StudConfig:
+        config = self.state.config
+        assert isinstance(config, StudConfig)
+        return config
 
 
 _ids = iter(range(1, 10**9))
@@ -61,7 +71,7 @@ def start(ex: Executor) -> list[Record]:
     return ex.execute(StartHand(command_id=cid(), table=TABLE))
 
 
-def deal(ex: Executor, cards: dict[int | str, str] | None = None) -> list[Record]:
+def deal(ex: Executor, cards: StreetCards | None = None) -> list[Record]:
     given = None if cards is None else {str(k): parse_cards(v) for k, v in cards.items()}
     return ex.execute(DealCards(command_id=cid(), table=TABLE, cards=given))
 
@@ -133,7 +143,7 @@ def show_down(ex: Executor, mucks: Sequence[int] = ()) -> None:
         act(ex, seat, "muck" if seat in mucks else "show")
 
 
-def play_streets(ex: Executor, streets: Sequence[dict[int | str, str]]) -> None:
+def play_streets(ex: Executor, streets: Sequence[StreetCards]) -> None:
     """Deal each street's cards and play it passively."""
     for cards in streets:
         deal(ex, cards)

@@ -8,30 +8,32 @@ import pytest
 from ledger.errors import LedgerError
 from ledger.records import PlayerActed, WagerPlaced
 
-from .helpers import act, deal, recorded_table, snapshot, stack, step
+from .helpers import Executor, act, deal, recorded_table, snapshot, stack, step
 
 STACK = 20_000
 
 
-def three_handed(**config: object):  # type: ignore[no-untyped-def]
+def three_handed(**config: object) -> Executor:
     ex = recorded_table({1: STACK, 2: STACK, 3: STACK}, **config)
     deal(ex, {1: "Ah Kh 2d", 2: "Qs Qd 2c", 3: "7c 8c 9s"})
     return ex
 
 
-def refused(ex, code: str, *args, **kwargs) -> LedgerError:  # type: ignore[no-untyped-def]
+def refused(
+    ex: Executor, code: str, seat: int, action: str, amount: int | None = None
+) -> LedgerError:
     """The command is refused with ``code`` and nothing changes."""
     before = snapshot(ex)
     count = len(ex.records)
     with pytest.raises(LedgerError) as info:
-        act(ex, *args, **kwargs)
+        act(ex, seat, action, amount)
     assert info.value.code == code, info.value.message
     assert snapshot(ex) == before
     assert len(ex.records) == count
     return info.value
 
 
-def test_stud8_1_every_seat_antes_at_the_start():
+def test_stud8_1_every_seat_antes_at_the_start() -> None:
     ex = recorded_table({1: STACK, 2: STACK, 3: STACK})
     antes = [r for r in ex.records if isinstance(r, WagerPlaced)]
     assert [(r.seat, r.amount, r.rule) for r in antes] == [(s, 200, "STUD8-1") for s in (1, 2, 3)]
@@ -39,13 +41,13 @@ def test_stud8_1_every_seat_antes_at_the_start():
     assert ex.state.balances["spot:2:pot"] == 200
 
 
-def test_stud8_1_a_seat_short_of_the_ante_sits_out():
+def test_stud8_1_a_seat_short_of_the_ante_sits_out() -> None:
     ex = recorded_table({1: STACK, 2: 100, 3: STACK})
     assert ex.state.hand.participants() == (1, 3)
     assert stack(ex, 2) == 100
 
 
-def test_stud8_1_two_players_needed():
+def test_stud8_1_two_players_needed() -> None:
     from .helpers import open_table, start
 
     ex = open_table({1: STACK, 2: 100})
@@ -54,18 +56,18 @@ def test_stud8_1_two_players_needed():
     assert info.value.code == "not_enough_players"
 
 
-def test_stud8_2_lowest_up_card_brings_in_suit_breaks_ties():
+def test_stud8_2_lowest_up_card_brings_in_suit_breaks_ties() -> None:
     ex = three_handed()
     assert step(ex).seats == (2,)  # 2c is lower than 2d
     assert {o.action for o in step(ex).options} == {"bring_in", "complete"}
 
 
-def test_stud8_2_seat_tiebreak_setting_closest_to_dealers_left():
+def test_stud8_2_seat_tiebreak_setting_closest_to_dealers_left() -> None:
     ex = three_handed(bring_in_tiebreak="seat")
     assert step(ex).seats == (1,)
 
 
-def test_stud8_2_bring_in_for_half_the_small_bet_then_clockwise():
+def test_stud8_2_bring_in_for_half_the_small_bet_then_clockwise() -> None:
     ex = three_handed()
     [record] = act(ex, 2, "bring_in")
     assert isinstance(record, PlayerActed)
@@ -75,13 +77,13 @@ def test_stud8_2_bring_in_for_half_the_small_bet_then_clockwise():
     assert options == {"fold": (0, 0), "call": (500, 500), "complete": (1000, 1000)}
 
 
-def test_stud8_2_bring_in_may_not_fold_or_check():
+def test_stud8_2_bring_in_may_not_fold_or_check() -> None:
     ex = three_handed()
     refused(ex, "bring_in_required", 2, "fold")
     refused(ex, "bring_in_required", 2, "check")
 
 
-def test_stud8_2_complete_then_raise_in_small_bets():
+def test_stud8_2_complete_then_raise_in_small_bets() -> None:
     ex = three_handed()
     act(ex, 2, "bring_in")
     act(ex, 3, "complete")
@@ -94,14 +96,14 @@ def test_stud8_2_complete_then_raise_in_small_bets():
     assert step(ex).kind == "deal"
 
 
-def test_stud8_2_bring_in_may_complete_itself():
+def test_stud8_2_bring_in_may_complete_itself() -> None:
     ex = three_handed()
     act(ex, 2, "complete")
     assert stack(ex, 2) == STACK - 200 - 1000
     assert [o.action for o in step(ex).options] == ["fold", "call", "raise"]
 
 
-def test_stud8_3_fourth_street_best_showing_acts_first_and_may_check():
+def test_stud8_3_fourth_street_best_showing_acts_first_and_may_check() -> None:
     ex = three_handed()
     act(ex, 2, "bring_in")
     act(ex, 3, "call")
@@ -115,7 +117,7 @@ def test_stud8_3_fourth_street_best_showing_acts_first_and_may_check():
     refused(ex, "out_of_turn", 3, "call")
 
 
-def test_stud8_3_ties_for_best_showing_go_to_the_dealers_left():
+def test_stud8_3_ties_for_best_showing_go_to_the_dealers_left() -> None:
     ex = recorded_table({1: STACK, 2: STACK, 3: STACK})
     deal(ex, {1: "2h 3h Kd", 2: "4h 5h Ks", 3: "7c 8c 2c"})
     act(ex, 3, "bring_in")
@@ -125,7 +127,7 @@ def test_stud8_3_ties_for_best_showing_go_to_the_dealers_left():
     assert step(ex).seats == (1,)
 
 
-def test_stud8_3_open_pair_lets_any_player_bet_small_or_big():
+def test_stud8_3_open_pair_lets_any_player_bet_small_or_big() -> None:
     ex = three_handed()
     act(ex, 2, "bring_in")
     act(ex, 3, "call")
@@ -142,7 +144,7 @@ def test_stud8_3_open_pair_lets_any_player_bet_small_or_big():
     act(ex, 1, "raise", 4000)
 
 
-def test_stud8_4_fifth_to_seventh_street_big_bets_best_showing_first():
+def test_stud8_4_fifth_to_seventh_street_big_bets_best_showing_first() -> None:
     ex = three_handed()
     act(ex, 2, "bring_in")
     act(ex, 3, "call")
@@ -156,12 +158,14 @@ def test_stud8_4_fifth_to_seventh_street_big_bets_best_showing_first():
     assert opts["bet"] == (2000, 2000)
     refused(ex, "wrong_amount", 1, "bet", 1000)
     [record] = act(ex, 1, "bet")
+    assert isinstance(record, PlayerActed)
     assert (record.amount, record.rule) == (2000, "STUD8-4")
     act(ex, 2, "raise")
+    assert isinstance(ex.records[-1], PlayerActed)
     assert ex.records[-1].amount == 4000
 
 
-def test_stud8_5_one_bet_and_three_raises():
+def test_stud8_5_one_bet_and_three_raises() -> None:
     ex = three_handed()
     act(ex, 2, "bring_in")
     act(ex, 3, "complete")  # the bet
@@ -176,13 +180,14 @@ def test_stud8_5_one_bet_and_three_raises():
     assert step(ex).kind == "deal"
 
 
-def test_stud8_5_unlimited_heads_up_and_configurable():
+def test_stud8_5_unlimited_heads_up_and_configurable() -> None:
     ex = recorded_table({1: STACK, 2: STACK})
     deal(ex, {1: "Ah Kh 2d", 2: "Qs Qd 2c"})
     act(ex, 2, "bring_in")
     act(ex, 1, "complete")
     for k in range(5):
         act(ex, 2 if k % 2 == 0 else 1, "raise")
+    assert isinstance(ex.records[-1], PlayerActed)
     assert ex.records[-1].rule == "STUD8-5"
     capped = recorded_table({1: STACK, 2: STACK}, heads_up_unlimited=False, max_raises=1)
     deal(capped, {1: "Ah Kh 2d", 2: "Qs Qd 2c"})
@@ -192,7 +197,7 @@ def test_stud8_5_unlimited_heads_up_and_configurable():
     refused(capped, "raise_cap_reached", 1, "raise")
 
 
-def test_stud8_2_refusals_leave_the_table_unchanged():
+def test_stud8_2_refusals_leave_the_table_unchanged() -> None:
     ex = three_handed()
     refused(ex, "out_of_turn", 1, "fold")
     refused(ex, "unknown_action", 2, "dance")
@@ -206,7 +211,7 @@ def test_stud8_2_refusals_leave_the_table_unchanged():
     refused(ex, "not_allowed_now", 1, "check")  # the round is over: the table deals
 
 
-def test_stud8_3_nothing_to_call_when_no_bet():
+def test_stud8_3_nothing_to_call_when_no_bet() -> None:
     ex = three_handed()
     act(ex, 2, "bring_in")
     act(ex, 3, "call")
@@ -216,7 +221,7 @@ def test_stud8_3_nothing_to_call_when_no_bet():
     refused(ex, "wrong_action", 3, "raise")
 
 
-def test_stud8_9_all_in_for_less_does_not_reopen_the_betting():
+def test_stud8_9_all_in_for_less_does_not_reopen_the_betting() -> None:
     ex = recorded_table({1: STACK, 2: STACK, 3: 200 + 500 + 1400})
     deal(ex, {1: "Ah Kh 2d", 2: "Qs Qd 2c", 3: "7c 8c 9s"})
     act(ex, 2, "bring_in")
@@ -237,7 +242,7 @@ def test_stud8_9_all_in_for_less_does_not_reopen_the_betting():
     assert step(ex).kind == "deal"
 
 
-def test_stud8_2_place_wager_is_not_a_stud_command():
+def test_stud8_2_place_wager_is_not_a_stud_command() -> None:
     from ledger.commands import PlaceWager
 
     from .helpers import TABLE, cid
@@ -248,7 +253,7 @@ def test_stud8_2_place_wager_is_not_a_stud_command():
     assert info.value.code == "not_allowed_now"
 
 
-def test_stud8_9_a_seat_that_can_only_call_may_not_raise():
+def test_stud8_9_a_seat_that_can_only_call_may_not_raise() -> None:
     ex = recorded_table({1: STACK, 2: STACK, 3: 200 + 500})
     deal(ex, {1: "Ah Kh 2d", 2: "Qs Qd 2c", 3: "7c 8c 9s"})
     act(ex, 2, "bring_in")
@@ -258,7 +263,7 @@ def test_stud8_9_a_seat_that_can_only_call_may_not_raise():
     assert stack(ex, 3) == 0
 
 
-def test_stud8_1_a_seat_sitting_out_cannot_act():
+def test_stud8_1_a_seat_sitting_out_cannot_act() -> None:
     ex = recorded_table({1: STACK, 2: STACK, 3: 100})
     deal(ex, {1: "Ah Kh 2d", 2: "Qs Qd 2c"})
     refused(ex, "seat_not_in_hand", 3, "call")

@@ -64,10 +64,10 @@ def hand_records(ex: Executor) -> list[Record]:
 
 
 def export(ex: Executor, before: dict[int, int]) -> str:
-    return hand_to_phh(hand_records(ex), before, ex.state.config, table=TABLE, currency="EUR")
+    return hand_to_phh(hand_records(ex), before, ex.config, table=TABLE, currency="EUR")
 
 
-def test_stud8_8_phh_of_a_quartered_low_replays_in_pokerkit():
+def test_stud8_8_phh_of_a_quartered_low_replays_in_pokerkit() -> None:
     ex = recorded_table({1: BIG, 2: BIG, 3: BIG})
     play_streets(ex, [{1: "Kc Kd Ks", 2: "Ah 2h 4d", 3: "As 2s 4h"},
                       {1: "9c", 2: "5c", 3: "5d"}, {1: "9d", 2: "7s", 3: "7h"},
@@ -88,7 +88,7 @@ def test_stud8_8_phh_of_a_quartered_low_replays_in_pokerkit():
     check_replay(text)
 
 
-def test_stud8_9_phh_of_side_pots_and_rake_replays_in_pokerkit():
+def test_stud8_9_phh_of_side_pots_and_rake_replays_in_pokerkit() -> None:
     ex = recorded_table({1: 1_800, 2: 3_200, 3: BIG, 4: BIG}, rake_bps=1_000, rake_cap=700)
     deal(ex, {1: "Ac 3h 2d", 2: "9h Td Js", 3: "9s Th Jc", 4: "5d 5h 2c"})
     for seat, action in ((4, "bring_in"), (1, "complete"), (2, "raise"), (3, "raise"),
@@ -106,7 +106,7 @@ def test_stud8_9_phh_of_side_pots_and_rake_replays_in_pokerkit():
     check_replay(text)
 
 
-def test_stud8_6_phh_writes_the_community_card_as_a_board_card():
+def test_stud8_6_phh_writes_the_community_card_as_a_board_card() -> None:
     seats = {s: BIG for s in range(1, 9)}
     ex = recorded_table(seats)
     deck = [f"{r}{s}" for r in "23456789TJQKA" for s in "cdhs"]
@@ -121,7 +121,7 @@ def test_stud8_6_phh_writes_the_community_card_as_a_board_card():
     assert sum(doc["finishing_stacks"]) == sum(doc["starting_stacks"])
 
 
-def test_stud8_11_phh_refuses_an_unsettled_hand():
+def test_stud8_11_phh_refuses_an_unsettled_hand() -> None:
     ex = recorded_table({1: BIG, 2: BIG})
     with pytest.raises(ValueError, match="not been settled"):
         export(ex, {1: BIG, 2: BIG})

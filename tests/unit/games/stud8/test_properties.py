@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ledger import accounts
-from ledger.commands import Settle
+from ledger.commands import Command, Settle
 from ledger.errors import LedgerError
 from ledger.games.stud8 import settle as settle_hand
 from ledger.games.stud8.model import StudConfig
@@ -39,9 +39,9 @@ class CheckingExecutor(Executor):
         self.records = inner.records
         self.expected: list[HandSettled] = []
 
-    def execute(self, command: Any) -> list[Record]:
+    def execute(self, command: Command) -> list[Record]:
         if isinstance(command, Settle):
-            self.expected.append(settle_hand(self.state.config, self.state.hand))
+            self.expected.append(settle_hand(self.config, self.state.hand))
         return super().execute(command)
 
 
@@ -81,7 +81,7 @@ def check_hand_invariants(ex: CheckingExecutor) -> None:
         for t in getattr(r, "transfers", ()):
             assert t.amount > 0 and t.src != t.dst
     assert all(o.rule.startswith(("STUD8-", "COM-")) for o in record.outcomes)
-    unit = ex.state.config.chip_unit
+    unit = ex.config.chip_unit
     for pot in record.pots:
         assert pot.high_amount + pot.low_amount + pot.rake == pot.amount
         if pot.low_amount:
@@ -115,7 +115,7 @@ def test_stud8_9_random_hands_conserve_chips_and_settle_reproducibly(
     play_session(seed, players, 8, config)
 
 
-def test_stud8_6_the_bot_reaches_every_interesting_path():
+def test_stud8_6_the_bot_reaches_every_interesting_path() -> None:
     """Over a fixed sample the bot folds, goes all-in, builds side pots, splits hi/lo, mucks,
     and eight-handed tables get the STUD8-6 community card."""
     seen: Counter[str] = Counter()

@@ -16,19 +16,19 @@ from .helpers import TABLE, act, cid, deal, open_table, recorded_table, stack, s
 BIG = 20_000
 
 
-def test_stud8_1_default_ante_is_about_a_fifth_of_the_small_bet():
+def test_stud8_1_default_ante_is_about_a_fifth_of_the_small_bet() -> None:
     config = StudConfig()
     assert (config.small_bet, config.big_bet, config.ante) == (1_000, 2_000, 200)
     assert config.ante * 5 == config.small_bet
 
 
-def test_stud8_2_bring_in_is_half_the_small_bet_in_whole_chips():
+def test_stud8_2_bring_in_is_half_the_small_bet_in_whole_chips() -> None:
     assert StudConfig(small_bet=600, big_bet=1_200).bring_in == 300
     with pytest.raises(ValidationError, match="even number"):
         StudConfig(small_bet=500, big_bet=1_000, ante=100)
 
 
-def test_stud8_8_every_wager_is_whole_chips():
+def test_stud8_8_every_wager_is_whole_chips() -> None:
     with pytest.raises(ValidationError, match="whole chips"):
         StudConfig(ante=150)
     with pytest.raises(ValidationError, match="big bet"):
@@ -36,14 +36,14 @@ def test_stud8_8_every_wager_is_whole_chips():
     assert StudConfig(chip_unit=25, ante=50, small_bet=250, big_bet=500).bring_in == 125
 
 
-def test_stud8_8_buy_ins_are_whole_chips():
+def test_stud8_8_buy_ins_are_whole_chips() -> None:
     ex = open_table({1: BIG, 2: BIG})
     with pytest.raises(LedgerError) as info:
         ex.execute(BuyIn(command_id=cid(), table=TABLE, seat=1, amount=1_050))
     assert info.value.code == "buy_in_not_whole_chips"
 
 
-def test_stud8_11_rake_settings_are_bounded_and_com_7_does_not_apply():
+def test_stud8_11_rake_settings_are_bounded_and_com_7_does_not_apply() -> None:
     with pytest.raises(ValidationError):
         StudConfig(rake_bps=10_001)
     with pytest.raises(ValidationError, match="whole chips"):
@@ -54,21 +54,21 @@ def test_stud8_11_rake_settings_are_bounded_and_com_7_does_not_apply():
         StudConfig(limits={"ante": {"min": 100, "max": 200}})
 
 
-def test_stud8_8_odd_chips_one_each_from_the_dealers_left():
+def test_stud8_8_odd_chips_one_each_from_the_dealers_left() -> None:
     assert pots.share_out(800, [3, 1, 2], 100) == {1: 300, 2: 300, 3: 200}
     assert pots.share_out(700, [5, 2], 100) == {2: 400, 5: 300}
     assert pots.share_out(0, [1, 2], 100) == {1: 0, 2: 0}
     assert pots.share_out(500, [], 100) == {}
 
 
-def test_stud8_8_odd_chip_of_a_hi_lo_split_goes_high():
+def test_stud8_8_odd_chip_of_a_hi_lo_split_goes_high() -> None:
     assert pots.halves(2_100, True, 100) == (1_100, 1_000)
     assert pots.halves(2_000, True, 100) == (1_000, 1_000)
     assert pots.halves(2_100, False, 100) == (2_100, 0)
     assert pots.halves(250, True, 100) == (150, 100)  # a part-chip stays with the high half
 
 
-def test_stud8_9_pots_by_contesting_levels_with_dead_money():
+def test_stud8_9_pots_by_contesting_levels_with_dead_money() -> None:
     contributed = {1: 500, 2: 1_500, 3: 3_000, 4: 3_000, 5: 2_000}
     built = pots.build_pots(contributed, [1, 2, 3, 4])  # seat 5 folded
     assert [(p.amount, p.contesting) for p in built] == [
@@ -79,13 +79,13 @@ def test_stud8_9_pots_by_contesting_levels_with_dead_money():
     assert [(p.amount, p.contesting) for p in built] == [(1_400, (1,))]
 
 
-def test_stud8_11_uncalled_part_of_the_top_contribution():
+def test_stud8_11_uncalled_part_of_the_top_contribution() -> None:
     assert pots.uncalled({1: 3_000, 2: 1_000, 3: 2_000}, set()) == (1, 1_000)
     assert pots.uncalled({1: 3_000, 2: 3_000}, set()) is None
     assert pots.uncalled({1: 3_000, 2: 1_000}, {1}) is None  # folded chips are dead
 
 
-def test_stud8_11_rake_whole_chips_capped_main_pot_first():
+def test_stud8_11_rake_whole_chips_capped_main_pot_first() -> None:
     built = pots.build_pots({1: 200, 2: 5_000, 3: 5_000}, [1, 2, 3])
     # 10% of 10 200 is 1 020: 1 000 in whole chips, 600 (all) from the main pot, 400 from the side
     assert pots.rake_by_pot(built, 1_000, None, 100, exempt=False) == [600, 400]
@@ -94,7 +94,7 @@ def test_stud8_11_rake_whole_chips_capped_main_pot_first():
     assert pots.rake_by_pot(built, 25, None, 100, exempt=False) == [0, 0]  # 27.5 -> 0 chips
 
 
-def test_stud8_9_pour_balances_every_pot():
+def test_stud8_9_pour_balances_every_pot() -> None:
     moves = pots.pour([("spot:1:pot", 300), ("spot:2:pot", 500)],
                       [("rake", 100, "STUD8-11", None), ("player:a", 700, "STUD8-7", "pot won")])
     assert sum(t.amount for t in moves) == 800
@@ -103,7 +103,7 @@ def test_stud8_9_pour_balances_every_pot():
         ("spot:2:pot", "player:a", 500)}
 
 
-def test_stud8_2_all_in_low_card_passes_the_bring_in_clockwise():
+def test_stud8_2_all_in_low_card_passes_the_bring_in_clockwise() -> None:
     ex = recorded_table({1: BIG, 2: 200, 3: BIG})  # seat 2 is all-in on the ante
     deal(ex, {1: "Ah Kh 9d", 2: "Qs Qd 2c", 3: "7c 8c 5s"})
     assert step(ex).seats == (3,)
@@ -112,7 +112,7 @@ def test_stud8_2_all_in_low_card_passes_the_bring_in_clockwise():
     assert step(ex).kind == "deal"
 
 
-def test_stud8_4_a_raise_goes_over_a_short_all_in_bet():
+def test_stud8_4_a_raise_goes_over_a_short_all_in_bet() -> None:
     ex = recorded_table({1: BIG, 2: 200 + 500 + 1_400, 3: BIG})
     deal(ex, {1: "Ah Kh 9d", 2: "Qs Qd 2c", 3: "7c 8c 5s"})
     act(ex, 2, "bring_in")

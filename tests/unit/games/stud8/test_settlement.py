@@ -14,6 +14,7 @@ from ledger.records import CardsDealt, CardsRevealed, HandSettled, HandVoided, P
 
 from .helpers import (
     TABLE,
+    Executor,
     act,
     cid,
     deal,
@@ -31,7 +32,7 @@ from .helpers import (
 BIG = 20_000
 
 
-def three_way_all_in(**config: object):  # type: ignore[no-untyped-def]
+def three_way_all_in(**config: object) -> Executor:
     """Seats 1 and 2 all-in on third street, seat 3 covers, seat 4 folds its bring-in."""
     ex = recorded_table({1: 1_800, 2: 3_200, 3: BIG, 4: BIG}, **config)
     deal(ex, {1: "Ac 3h 2d", 2: "9h Td Js", 3: "9s Th Jc", 4: "5d 5h 2c"})
@@ -50,7 +51,7 @@ def three_way_all_in(**config: object):  # type: ignore[no-untyped-def]
     return ex
 
 
-def test_stud8_9_three_way_all_in_side_pot_split_hi_lo_with_odd_chips():
+def test_stud8_9_three_way_all_in_side_pot_split_hi_lo_with_odd_chips() -> None:
     ex = three_way_all_in()
     assert step(ex).seats == (2,)  # best showing K-Q-J-8 shows first (STUD8-10)
     show_down(ex)
@@ -70,7 +71,7 @@ def test_stud8_9_three_way_all_in_side_pot_split_hi_lo_with_odd_chips():
     assert not any(k.startswith("spot:") for k in ex.state.balances)
 
 
-def test_stud8_8_quartered_low_and_odd_chip_to_the_high_half():
+def test_stud8_8_quartered_low_and_odd_chip_to_the_high_half() -> None:
     ex = recorded_table({1: BIG, 2: BIG, 3: BIG})
     play_streets(ex, [{1: "Kc Kd Ks", 2: "Ah 2h 4d", 3: "As 2s 4h"},
                       {1: "9c", 2: "5c", 3: "5d"}, {1: "9d", 2: "7s", 3: "7h"},
@@ -86,7 +87,7 @@ def test_stud8_8_quartered_low_and_odd_chip_to_the_high_half():
     assert results == {1: ("split", "STUD8-8"), 2: ("split", "STUD8-8"), 3: ("split", "STUD8-8")}
 
 
-def test_stud8_7_no_qualifying_low_high_scoops():
+def test_stud8_7_no_qualifying_low_high_scoops() -> None:
     ex = recorded_table({1: BIG, 2: BIG})
     play_streets(ex, [{1: "Kc Kd 9s", 2: "Qh Qs 9c"}, {1: "Tc", 2: "Jd"}, {1: "Th", 2: "Jh"},
                       {1: "2c", 2: "3d"}, {1: "4h", 2: "5s"}])
@@ -99,7 +100,7 @@ def test_stud8_7_no_qualifying_low_high_scoops():
     assert "no low" in (winner.note or "")
 
 
-def test_stud8_7_high_and_low_chosen_independently_from_seven_cards():
+def test_stud8_7_high_and_low_chosen_independently_from_seven_cards() -> None:
     ex = recorded_table({1: BIG, 2: BIG})
     # seat 1: a wheel is its high (a straight) and its low (A-2-3-4-5): it scoops
     play_streets(ex, [{1: "Ac 2d 3h", 2: "Kh Ks 9c"}, {1: "4s", 2: "Jd"}, {1: "5c", 2: "Jh"},
@@ -111,7 +112,7 @@ def test_stud8_7_high_and_low_chosen_independently_from_seven_cards():
     assert next(o for o in settled(ex).outcomes if o.seat == 1).result == "scoop"
 
 
-def test_stud8_10_the_last_bettor_shows_first_and_a_muck_wins_nothing():
+def test_stud8_10_the_last_bettor_shows_first_and_a_muck_wins_nothing() -> None:
     ex = recorded_table({1: BIG, 2: BIG, 3: BIG})
     play_streets(ex, [{1: "Ah 2h 4d", 2: "Kc Kd Ks", 3: "7c 8c 9c"},
                       {1: "5c", 2: "9d", 3: "Th"}, {1: "7s", 2: "9h", 3: "Jh"},
@@ -139,7 +140,7 @@ def test_stud8_10_the_last_bettor_shows_first_and_a_muck_wins_nothing():
     assert record.pots[0].eligible == (1, 3)
 
 
-def test_stud8_10_the_last_hand_contesting_a_side_pot_must_show():
+def test_stud8_10_the_last_hand_contesting_a_side_pot_must_show() -> None:
     ex = recorded_table({1: 1_200, 2: BIG, 3: BIG})
     deal(ex, {1: "7h 8h Ac", 2: "3d 4d 2c", 3: "Qs Js 5d"})
     act(ex, 2, "bring_in")
@@ -166,7 +167,7 @@ def test_stud8_10_the_last_hand_contesting_a_side_pot_must_show():
     assert side.high_amount == 2_000
 
 
-def test_stud8_11_uncalled_bet_returned_unraked():
+def test_stud8_11_uncalled_bet_returned_unraked() -> None:
     ex = recorded_table({1: BIG, 2: BIG}, rake_bps=1_000)
     play_streets(ex, [{1: "Kc Kd 9s", 2: "Qh Qs 2c"}, {1: "Tc", 2: "Jd"}])
     deal(ex, {1: "Th", 2: "3h"})
@@ -186,7 +187,7 @@ def test_stud8_11_uncalled_bet_returned_unraked():
     assert (won.result, won.rule) == ("win", "STUD8-4")
 
 
-def test_stud8_11_rake_from_the_main_pot_first_with_a_cap():
+def test_stud8_11_rake_from_the_main_pot_first_with_a_cap() -> None:
     ex = three_way_all_in(rake_bps=1_000, rake_cap=700)
     show_down(ex)
     settle(ex)
@@ -199,7 +200,7 @@ def test_stud8_11_rake_from_the_main_pot_first_with_a_cap():
     assert sum(t.amount for t in record.transfers if t.dst == accounts.RAKE) == 700
 
 
-def test_stud8_11_no_rake_when_the_hand_ends_on_third_street():
+def test_stud8_11_no_rake_when_the_hand_ends_on_third_street() -> None:
     ex = recorded_table({1: BIG, 2: BIG, 3: BIG}, rake_bps=1_000)
     deal(ex, {1: "Ah Kh 2d", 2: "Qs Qd 2c", 3: "7c 8c 9s"})
     act(ex, 2, "bring_in")
@@ -214,7 +215,7 @@ def test_stud8_11_no_rake_when_the_hand_ends_on_third_street():
     assert next(o for o in record.outcomes if o.wager == "uncalled").stake == 500
 
 
-def test_stud8_6_community_card_when_the_deck_runs_short():
+def test_stud8_6_community_card_when_the_deck_runs_short() -> None:
     seats = {s: BIG for s in range(1, 9)}
     ex = recorded_table(seats)
     deck = [f"{r}{s}" for r in "23456789TJQKA" for s in "cdhs"]
@@ -246,7 +247,7 @@ def test_stud8_6_community_card_when_the_deck_runs_short():
     assert pot.low_winners == expected_low
 
 
-def test_com_6_a_player_who_leaves_folds_at_once():
+def test_com_6_a_player_who_leaves_folds_at_once() -> None:
     ex = recorded_table({1: BIG, 2: BIG, 3: BIG})
     deal(ex, {1: "Ah Kh 2d", 2: "Qs Qd 2c", 3: "7c 8c 9s"})
     act(ex, 2, "bring_in")
@@ -260,7 +261,7 @@ def test_com_6_a_player_who_leaves_folds_at_once():
     assert ex.state.balances.get("player:p1", 0) == BIG - 200
 
 
-def test_com_5_void_returns_every_chip():
+def test_com_5_void_returns_every_chip() -> None:
     ex = recorded_table({1: BIG, 2: BIG, 3: BIG})
     deal(ex, {1: "Ah Kh 2d", 2: "Qs Qd 2c", 3: "7c 8c 9s"})
     act(ex, 2, "bring_in")
@@ -272,7 +273,7 @@ def test_com_5_void_returns_every_chip():
     assert ex.state.hand is None
 
 
-def test_com_8_recorded_cards_must_match_the_plan():
+def test_com_8_recorded_cards_must_match_the_plan() -> None:
     ex = recorded_table({1: BIG, 2: BIG})
     with pytest.raises(LedgerError) as info:
         deal(ex, {1: "Ah Kh", 2: "Qs Qd 2c"})
@@ -282,11 +283,11 @@ def test_com_8_recorded_cards_must_match_the_plan():
     assert info.value.code == "duplicate_card"
 
 
-def test_stud8_9_settlement_is_reproducible_from_the_hand():
+def test_stud8_9_settlement_is_reproducible_from_the_hand() -> None:
     ex = three_way_all_in(rake_bps=500)
     show_down(ex)
     hand = ex.state.hand
-    config = ex.state.config
+    config = ex.config
     settle(ex)
     assert settle_hand(config, hand) == settled(ex)
     assert isinstance(settled(ex), HandSettled)
