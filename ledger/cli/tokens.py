@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ledger.cli import app
-from ledger.cli.common import DATABASE_OPTION, handle_errors, ledger_app
+from ledger.cli.common import DATABASE_OPTION, ledger_app
 
 tokens_app = typer.Typer(help="Bearer tokens of the HTTP API (stored hashed).",
                          no_args_is_help=True)
@@ -24,13 +24,15 @@ def create(
     ),
     seat: int | None = typer.Option(None, "--seat", help="Device tokens: bind to this seat."),
     label: str = typer.Option("", "--label", help="Who or what holds the token."),
-    as_json: bool = typer.Option(False, "--json", help="Print the token and its record as JSON."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print the token and its record as JSON (errors stay `error [code]"
+        " message` on standard error, exit status 2)."),
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Create a token and print it. It is shown this once: only its SHA-256 is stored."""
     from ledger.tokens import TokenStore
 
-    with ledger_app(database_url) as ledger, handle_errors(as_json):
+    with ledger_app(database_url) as ledger:
         token, info = TokenStore(ledger.recorder).create(
             role, tables=tables or None, seat=seat, label=label
         )
