@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -119,3 +121,21 @@ def test_tokens_create_json_reports_errors_like_every_other_command(db: Path) ->
     out = ledger("tokens", "create", "--role", "device", "--seat", "3", "--json", db=db)
     assert out.returncode == 2 and out.stdout == "" and out.stderr.startswith("error [")
 
+
+@pytest.mark.parametrize("columns", ["80", "50"])
+def test_tokens_list_shows_whole_ids_at_any_width(db: Path, columns: str) -> None:
+    for n in range(3):
+        made = ledger("tokens", "create", "--role", "device", "--table", f"CSP-{n}",
+                      "--table", f"HCF-{n}", "--label",
+                      f"the dealer terminal at the far end of the room, table {n}", db=db)
+        assert made.returncode == 0, made.stderr
+    ids = [json.loads(line)["token_id"] for line in
+           ledger("tokens", "list", "--json", db=db).stdout.splitlines()]
+    assert len(ids) == 3
+    shown = ledger("tokens", "list", db=db, COLUMNS=columns)
+    assert shown.returncode == 0, shown.stderr
+    assert all(len(line) <= int(columns) for line in shown.stdout.splitlines())
+    listed = re.findall(r"^│ ([0-9a-f]+)\s", shown.stdout, flags=re.MULTILINE)
+    assert listed == ids, shown.stdout
+    revoked = ledger("tokens", "revoke", listed[0], db=db)
+    assert revoked.returncode == 0, revoked.stderr
