@@ -21,9 +21,11 @@ COMMANDS = ("projections status", "projections rebuild", "projections update", "
             "audit hand", "audit seal", "export accounting", "export hands")
 
 
-def ledger(*args: str, db: Path, key: str | None = "k") -> subprocess.CompletedProcess[str]:
+def ledger(*args: str, db: Path, key: str | None = "k",
+           **settings: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "LEDGER_DATABASE_URL": f"sqlite:///{db}",
-           "LEDGER_DECK_KEY_FILE": str(db.parent / "deck.key"), "LEDGER_LOG_LEVEL": "WARNING"}
+           "LEDGER_DECK_KEY_FILE": str(db.parent / "deck.key"), "LEDGER_LOG_LEVEL": "WARNING",
+           **settings}
     env.pop("LEDGER_SEAL_KEY", None)
     if key is not None:
         env["LEDGER_SEAL_KEY"] = key
@@ -164,3 +166,22 @@ def test_projections_follow_keeps_the_views_current_until_stopped(tmp_path: Path
     text = log.read_text()
     assert text.startswith("following tables, hands,") and text.count("updated:") >= 2
     assert "stopped:" in text.splitlines()[-1]
+
+
+def test_projections_status_fails_only_when_a_view_is_outdated(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.sqlite3"
+    assert ledger("simulate", "--game", "caribbean-stud", "--hands", "2", "--table", "O-1",
+                  db=db).returncode == 0
+    behind = ledger("projections", "status", db=db)
+    assert behind.returncode == 0 and "behind" in behind.stdout, behind.stdout + behind.stderr
+    assert ledger("projections", "update", db=db).returncode == 0
+    # Built with the default gaming-day start; read with another, every view is outdated.
+    for json_flag in ((), ("--json",)):
+        out = ledger("projections", "status", *json_flag, db=db,
+                     LEDGER_GAMING_DAY_START="04:00")
+        assert out.returncode == 1, out.stdout + out.stderr
+        assert "OUTDATED: rebuild" in out.stdout or '"outdated": true' in out.stdout
+    assert ledger("projections", "rebuild", db=db, LEDGER_GAMING_DAY_START="04:00"
+                  ).returncode == 0
+    current = ledger("projections", "status", db=db, LEDGER_GAMING_DAY_START="04:00")
+    assert current.returncode == 0 and "OUTDATED" not in current.stdout
