@@ -9,7 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -242,3 +242,21 @@ def test_hand_exports_replace_earlier_files_and_count_unfinished_hands(tmp_path:
                    db=db)
     assert empty.returncode == 0 and "0 hands exported as phh" in empty.stdout
     assert list((tmp_path / "out" / "hands-2020-01-01-phh").iterdir()) == []
+
+
+def test_audit_seal_refuses_a_day_not_started_and_warns_for_one_in_progress(db: Path) -> None:
+    current = date.fromisoformat(today())
+    tomorrow, yesterday = str(current + timedelta(days=1)), str(current - timedelta(days=1))
+    for future in (tomorrow, "2030-01-01"):
+        out = ledger("audit", "seal", "--day", future, "--out", f"seal-{future}.json", db=db)
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert out.stderr.startswith("error [day_not_started] ")
+        assert not (db.parent / f"seal-{future}.json").exists()
+    running = ledger("audit", "seal", "--day", today(), "--out", "seal-running.json", db=db)
+    assert running.returncode == 0, running.stderr
+    assert running.stderr.startswith(f"warning: gaming day {today()} is still in progress at "
+                                     "CSP-1, STUD8-1")
+    assert "up to now" in running.stderr and (db.parent / "seal-running.json").exists()
+    ended = ledger("audit", "seal", "--day", yesterday, "--out", "seal-ended.json", db=db)
+    assert ended.returncode == 0 and ended.stderr == "", ended.stderr
+    assert "0 table heads" in ended.stdout
