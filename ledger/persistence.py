@@ -267,8 +267,9 @@ class PostgresTarget:
                 f"user {self.user!r}")
 
     def scrub(self, text: str) -> str:
-        """``text`` without the password (should a driver ever quote it)."""
-        return text.replace(self.password, "***") if self.password else text
+        """``text`` without the password, should a driver ever quote it (a password of one
+        or two characters is left alone: replacing it would garble the message)."""
+        return text.replace(self.password, "***") if len(self.password) > 2 else text
 
 
 def prepare_store(settings: Settings, events_prefix: str) -> dict[str, str]:
