@@ -22,14 +22,20 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
-from eventsourcing.persistence import IntegrityError, Recording
+from eventsourcing.persistence import IntegrityError, PersistenceError, Recording
 
 from ledger.commands import Command, OpenTable
 from ledger.dealing import DeckKeeper
 from ledger.decks import SealedDeckKeeper, deck_key
 from ledger.errors import ConcurrencyError, LedgerError, NotFound, StateConflict
 from ledger.logs import get_logger
-from ledger.persistence import CommandRow, PydanticMapper, store_env
+from ledger.persistence import (
+    CommandRow,
+    PydanticMapper,
+    prepare_store,
+    store_env,
+    store_error,
+)
 from ledger.settings import Settings, get_settings
 from ledger.table import Table, TableEvent, TableSnapshot, table_id
 from ledger.tablestate import TableState
@@ -123,6 +129,7 @@ class LedgerApp(Application[UUID]):
         self.settings = settings or get_settings()
         merged = {
             **store_env(self.settings),
+            **prepare_store(self.settings, self.name.lower()),
             "IS_SNAPSHOTTING_ENABLED": "y",
             "AGGREGATE_CACHE_FASTFORWARD": "n",
             "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
@@ -130,7 +137,13 @@ class LedgerApp(Application[UUID]):
         }
         if self.settings.cache_size > 0:
             merged["AGGREGATE_CACHE_MAXSIZE"] = str(self.settings.cache_size)
-        super().__init__(env=merged)
+        try:
+            super().__init__(env=merged)
+        except PersistenceError as exc:
+            found = store_error(exc, self.settings)
+            if found is None:
+                raise
+            raise found from exc
         self.keeper: DeckKeeper = keeper or SealedDeckKeeper(deck_key(self.settings))
         self._locks: dict[UUID, threading.Lock] = {}
         self._locks_guard = threading.Lock()

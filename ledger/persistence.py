@@ -10,6 +10,7 @@ tables may both count from ``c-1``).
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -18,7 +19,8 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 from uuid import UUID
 
-from eventsourcing.persistence import Mapper, StoredEvent
+import psycopg
+from eventsourcing.persistence import Mapper, PersistenceError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
 from eventsourcing.utils import resolve_topic
@@ -26,7 +28,7 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
 
-from ledger.errors import InvalidInput
+from ledger.errors import InvalidInput, LedgerError
 from ledger.settings import Settings
 
 COMMANDS_TABLE = "ledger_commands"
@@ -228,7 +230,7 @@ def store_env(settings: Settings) -> dict[str, str]:
             "POSTGRES_USER": unquote(parsed.username or "postgres"),
             "POSTGRES_PASSWORD": unquote(parsed.password or ""),
             "POSTGRES_POOL_SIZE": str(settings.postgres_pool_size),
-            "POSTGRES_SCHEMA": settings.postgres_schema,
+            "POSTGRES_SCHEMA": settings.postgres_schema.strip() or "public",
             "POSTGRES_LOCK_TIMEOUT": "10",
             "APPLICATION_RECORDER_TOPIC": _topic(LedgerPostgresRecorder),
         }
@@ -244,3 +246,204 @@ def sqlite_path(url: str) -> str:
     if rest in ("", "/", "/:memory:"):
         return ":memory:"
     return rest[1:] if rest.startswith("/") else rest
+
+
+# --- the store before use, and its failures as coded errors ---------------------------------
+
+
+class StoreError(LedgerError):
+    """The store cannot be reached or used: ``store_unavailable``, ``store_permission_denied``,
+    ``store_schema_missing``."""
+
+
+@dataclass(frozen=True)
+class PostgresTarget:
+    """Where a ``postgresql://`` URL points (the password is kept only to connect)."""
+
+    host: str
+    port: int
+    dbname: str
+    user: str
+    password: str
+    schema: str
+
+    @classmethod
+    def of(cls, settings: Settings) -> PostgresTarget:
+        env = store_env(settings)
+        return cls(env["POSTGRES_HOST"], int(env["POSTGRES_PORT"]), env["POSTGRES_DBNAME"],
+                   env["POSTGRES_USER"], env["POSTGRES_PASSWORD"], env["POSTGRES_SCHEMA"])
+
+    def __str__(self) -> str:
+        return (f"PostgreSQL at {self.host}:{self.port}, database {self.dbname!r}, "
+                f"user {self.user!r}")
+
+    def scrub(self, text: str) -> str:
+        """``text`` without the password, should a driver ever quote it (a password of one
+        or two characters is left alone: replacing it would garble the message)."""
+        return text.replace(self.password, "***") if len(self.password) > 2 else text
+
+
+def prepare_store(settings: Settings, events_prefix: str) -> dict[str, str]:
+    """Check the store before the application opens it; extra environment for the library.
+
+    On PostgreSQL: connect once, waiting at most ``LEDGER_CONNECT_TIMEOUT`` seconds (the
+    library's pool would retry for 30 s and then report only that it timed out); create the
+    schema when it is missing and the user may; and decide whether the application creates
+    its tables. It does when a table is missing (which needs CREATE on the schema) or when the
+    user owns them all (so that new indexes reach existing stores); a user that may only read
+    or write existing tables (``GRANT SELECT ...``) opens the store without any DDL.
+    Failures are :class:`StoreError` with an actionable message.
+    """
+    if urlparse(settings.database_url.strip()).scheme == "sqlite":
+        return {}
+    target = PostgresTarget.of(settings)
+    tables = [f"{events_prefix}_events", f"{events_prefix}_snapshots", COMMANDS_TABLE,
+              TOKENS_TABLE]
+    try:
+        conn = psycopg.connect(host=target.host, port=target.port, dbname=target.dbname,
+                               user=target.user, password=target.password,
+                               connect_timeout=settings.connect_timeout, autocommit=True)
+    except psycopg.Error as exc:
+        raise unavailable(target, exc, settings.connect_timeout) from None
+    try:
+        with conn:
+            return _prepare_schema(conn, target, tables)
+    except psycopg.Error as exc:
+        found = store_error(exc, settings)
+        if found is None:
+            raise
+        raise found from None
+
+
+def _prepare_schema(conn: psycopg.Connection[Any], target: PostgresTarget,
+                    tables: list[str]) -> dict[str, str]:
+    schema = target.schema
+    row = conn.execute("SELECT has_schema_privilege(oid, 'USAGE'), "
+                       "has_schema_privilege(oid, 'CREATE') FROM pg_namespace "
+                       "WHERE nspname = %s", (schema,)).fetchone()
+    if row is None:
+        may_create = conn.execute(
+            "SELECT has_database_privilege(current_database(), 'CREATE')").fetchone()
+        if not (may_create and may_create[0]):
+            raise StoreError(
+                "store_schema_missing",
+                f"schema {schema!r} does not exist in {target} and that user may not create "
+                f"it: create it (CREATE SCHEMA {Identifier(schema).as_string(conn)} "
+                f"AUTHORIZATION {Identifier(target.user).as_string(conn)}) or set "
+                "LEDGER_POSTGRES_SCHEMA to an existing schema",
+                schema=schema, database=target.dbname, user=target.user)
+        conn.execute(SQL("CREATE SCHEMA IF NOT EXISTS {}").format(Identifier(schema)))
+        return {}
+    usage, create = row
+    if not usage:
+        raise _denied(target, f"user {target.user!r} may not use schema {schema!r}",
+                      f"GRANT USAGE ON SCHEMA {schema} TO {target.user}")
+    found = {r[0]: bool(r[1]) for r in conn.execute(
+        "SELECT c.relname, pg_has_role(c.relowner, 'USAGE') FROM pg_class c "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = %s AND c.relname = ANY(%s) AND c.relkind IN ('r', 'p')",
+        (schema, tables))}
+    missing = [t for t in tables if t not in found]
+    if missing:
+        if not create:
+            raise _denied(
+                target, f"the ledger's tables ({', '.join(missing)}) do not exist yet in "
+                f"schema {schema!r} and user {target.user!r} may not create them",
+                f"GRANT CREATE ON SCHEMA {schema} TO {target.user}, or run any ledger command "
+                "once as a user who may (the schema's owner); afterwards reading needs only "
+                "USAGE on the schema and SELECT on its tables")
+        return {}
+    return {} if all(found.values()) else {"CREATE_TABLE": "no"}
+
+
+def _denied(target: PostgresTarget, problem: str, remedy: str) -> StoreError:
+    return StoreError("store_permission_denied",
+                      f"{problem} ({target}): {remedy}",
+                      database=target.dbname, user=target.user, schema=target.schema)
+
+
+def unavailable(target: PostgresTarget, exc: BaseException, timeout: int) -> StoreError:
+    """``store_unavailable`` for a failed connection, with what to check."""
+    reason = _reason(target.scrub(str(exc)))
+    lowered = reason.lower()
+    if "does not exist" in lowered and "database" in lowered:
+        hint = (f"create it (createdb -h {target.host} -p {target.port} -U {target.user} "
+                f"{target.dbname}) or fix the database name in LEDGER_DATABASE_URL")
+    elif "authentication" in lowered or "password" in lowered or "role" in lowered:
+        hint = "check the user and password in LEDGER_DATABASE_URL"
+    elif "timeout" in lowered or "timed out" in lowered:
+        hint = (f"no answer within {timeout} s (LEDGER_CONNECT_TIMEOUT): is the server up and "
+                "reachable from here?")
+    else:
+        hint = "is the server running and accepting TCP/IP connections on that host and port?"
+    return StoreError("store_unavailable", f"cannot connect to {target}: {reason}; {hint}",
+                      host=target.host, port=target.port, database=target.dbname,
+                      user=target.user)
+
+
+def _reason(text: str) -> str:
+    """The server's or the socket's own words, without libpq's framing."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    first = lines[0] if lines else text
+    reason = first.rsplit(" failed: ", 1)[-1]
+    for prefix in ("FATAL:", "ERROR:"):
+        if reason.startswith(prefix):
+            reason = reason[len(prefix):].strip()
+    return reason or text
+
+
+def _driver_error(exc: BaseException) -> BaseException | None:
+    """The driver's own error behind ``exc`` (the library wraps them), if any."""
+    cause: BaseException | None = exc
+    for _ in range(6):
+        if cause is None or isinstance(cause, psycopg.Error | sqlite3.Error):
+            return cause
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
+def permission_denied(exc: BaseException) -> bool:
+    """Whether ``exc`` is the store refusing this user something (not a missing table)."""
+    cause = _driver_error(exc)
+    if isinstance(cause, psycopg.errors.InsufficientPrivilege):
+        return True
+    return isinstance(cause, sqlite3.Error) and "readonly" in str(cause).lower()
+
+
+def store_error(exc: BaseException, settings: Settings) -> StoreError | None:
+    """A store failure as a coded error, or None when ``exc`` is not one this knows.
+
+    Looks through the library's wrappers (``PersistenceError``) to the driver's error.
+    """
+    cause = _driver_error(exc)
+    if isinstance(cause, psycopg.Error):
+        target = PostgresTarget.of(settings)
+        message = target.scrub(str(cause)).strip().splitlines()[0] if str(cause).strip() \
+            else type(cause).__name__
+        if isinstance(cause, psycopg.errors.InsufficientPrivilege):
+            return _denied(target, f"user {target.user!r} lacks a privilege this needs: "
+                           f"{message}",
+                           f"grant it (e.g. GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES "
+                           f"IN SCHEMA {target.schema} TO {target.user}) or use a role that "
+                           "has it")
+        if isinstance(cause, psycopg.errors.InvalidSchemaName):
+            return StoreError("store_schema_missing", f"{message} ({target}): set "
+                              "LEDGER_POSTGRES_SCHEMA to an existing schema",
+                              schema=target.schema)
+        if isinstance(cause, psycopg.OperationalError):
+            return unavailable(target, cause, settings.connect_timeout)
+        return None
+    if isinstance(cause, sqlite3.Error) or (
+            isinstance(exc, PersistenceError)
+            and urlparse(settings.database_url.strip()).scheme == "sqlite"):
+        text = str(cause if cause is not None else exc)
+        lowered = text.lower()
+        path = sqlite_path(settings.database_url.strip())
+        if "readonly" in lowered or "read-only" in lowered:
+            return StoreError("store_permission_denied", f"the SQLite store {path} may only "
+                              f"be read here ({text}): this command needs to write to it",
+                              path=path)
+        if "unable to open" in lowered or "disk i/o" in lowered:
+            return StoreError("store_unavailable", f"cannot open the SQLite store {path}: "
+                              f"{text}", path=path)
+    return None

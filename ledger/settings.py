@@ -5,12 +5,13 @@ from __future__ import annotations
 from datetime import time
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_SQLITE_URL = "sqlite:///var/ledger.sqlite3"
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 
 class Settings(BaseSettings):
@@ -20,6 +21,8 @@ class Settings(BaseSettings):
     """``sqlite:///relative/path``, ``sqlite:////absolute/path`` or ``postgresql://user@host/db``."""
     postgres_pool_size: int = Field(default=5, ge=1)
     postgres_schema: str = "public"
+    connect_timeout: int = Field(default=5, ge=1, le=300)
+    """Seconds to wait for the PostgreSQL server before giving up (``store_unavailable``)."""
 
     deck_key: SecretStr | None = None
     """Hex key (32 bytes) sealing rng decks while hands are in play; else ``deck_key_file``."""
@@ -43,7 +46,19 @@ class Settings(BaseSettings):
     within this time (at once in the process that revoked)."""
 
     log_format: Literal["console", "json"] = "console"
-    log_level: str = "WARNING"
+    log_level: LogLevel = "WARNING"
+    """DEBUG, INFO, WARNING, ERROR or CRITICAL, in any case (``info`` is ``INFO``)."""
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level_upper(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        level = value.strip().upper()
+        level = "WARNING" if level == "WARN" else level
+        if level not in get_args(LogLevel):
+            raise ValueError(f"not a log level: use one of {', '.join(get_args(LogLevel))}")
+        return level
 
 
 @lru_cache(maxsize=1)

@@ -73,6 +73,14 @@ class Store:
         with self.datastore.transaction(commit=commit) as cursor:
             yield Tx(self, cursor)
 
+    def exists(self, tx: Tx, table: str) -> bool:
+        """Whether the table ``table`` (unqualified) exists in this store."""
+        if self.postgres:
+            return bool(tx.scalar("SELECT to_regclass(?) IS NOT NULL AS found",
+                                  (self.name(table),)))
+        return int(tx.scalar("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' "
+                             "AND name = ?", (table,)) or 0) == 1
+
     def fetchall(self, text: str, params: Params = ()) -> list[Row]:
         with self.transaction(commit=False) as tx:
             return tx.fetchall(text, params)

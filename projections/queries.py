@@ -135,6 +135,13 @@ class ReadModel:
             row["rules"] = _rules(row["rules"])
         return rows
 
+    def count_hands(self, *, table: str | None = None, day: str | None = None,
+                    status: str | None = None) -> int:
+        """How many hands match (of a table, a gaming day, a status)."""
+        where, params = _where(table_code=self._code(table), gaming_day=day, status=status)
+        rows = self._all(f"SELECT COUNT(*) AS n FROM {{proj_hands}}{where}", params)
+        return int(rows[0]["n"] or 0)
+
     def hand(self, table: str, hand_no: int, *, show_hidden: bool = False) -> Row:
         """One hand in full: seats, cards by round, actions, reveals, result, deck.
 

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ledger.errors import LedgerError, NotFound, StateConflict
+from ledger.persistence import permission_denied
 from ledger.table import TableEvent
 from projections.base import Item, View
 from projections.context import TableDirectory, gaming_day
@@ -77,20 +78,46 @@ class Runner:
         return f"v{view.version};day_start={self.day_start.isoformat()}"
 
     def setup(self) -> None:
-        """Create the view tables and tracking rows that do not exist yet."""
+        """Create the view tables and tracking rows that do not exist yet.
+
+        A database user that may not create tables (one granted only SELECT, say) uses the
+        views as they are when they are all set up already, and gets
+        ``store_permission_denied`` when they are not.
+        """
         if self._ready:
             return
-        with self.store.transaction() as tx:
-            tx.execute(TRACKING_DDL)
-            for view in self.views:
-                for statement in view.ddl:
-                    tx.execute(statement)
-                tx.execute(
-                    "INSERT INTO {proj_tracking} (view, position, fingerprint, updated_at) "
-                    "VALUES (?, 0, ?, ?) ON CONFLICT (view) DO NOTHING",
-                    (view.name, self.fingerprint(view), iso(datetime.now(UTC))),
-                )
+        try:
+            with self.store.transaction() as tx:
+                tx.execute(TRACKING_DDL)
+                for view in self.views:
+                    for statement in view.ddl:
+                        tx.execute(statement)
+                    tx.execute(
+                        "INSERT INTO {proj_tracking} (view, position, fingerprint, updated_at) "
+                        "VALUES (?, 0, ?, ?) ON CONFLICT (view) DO NOTHING",
+                        (view.name, self.fingerprint(view), iso(datetime.now(UTC))),
+                    )
+        except Exception as exc:
+            if not permission_denied(exc):
+                raise
+            missing = self._not_set_up()
+            if missing:
+                raise LedgerError(
+                    "store_permission_denied",
+                    f"the read models ({', '.join(missing)}) are not set up in this store and "
+                    "this database user may not create them: run `ledger projections update` "
+                    "once as a user who may (the schema's owner); reading them then needs only "
+                    "SELECT", views=missing) from None
         self._ready = True
+
+    def _not_set_up(self) -> list[str]:
+        """The views whose tables or tracking row do not exist."""
+        with self.store.transaction(commit=False) as tx:
+            if not self.store.exists(tx, TRACKING):
+                return [v.name for v in self.views]
+            tracked = self._tracking(tx)
+            return [v.name for v in self.views if v.name not in tracked
+                    or not all(self.store.exists(tx, t) for t in v.tables)]
 
     def _tracking(self, tx: Tx) -> dict[str, dict[str, Any]]:
         rows = tx.fetchall("SELECT view, position, fingerprint, updated_at FROM {proj_tracking}")

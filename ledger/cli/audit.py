@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import textwrap
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 
 from ledger.cli import app
-from ledger.cli.common import DATABASE_OPTION, ledger_app, progress_bar
+from ledger.cli.common import DATABASE_OPTION, err_console, ledger_app, progress_bar
 
 audit_app = typer.Typer(
     name="audit",
@@ -168,14 +169,20 @@ def seal(
 ) -> None:
     """Write each table's chain head at the end of the gaming day (last version and its chain
     digest), signed with HMAC-SHA256 under LEDGER_SEAL_KEY. Keep the file away from the
-    database; `ledger audit verify --seal FILE` checks the store against it."""
+    database; `ledger audit verify --seal FILE` checks the store against it.
+
+    A gaming day that has not started yet at any table is refused (`day_not_started`). A day
+    still in progress is sealed with a warning: the heads are those of now, so seal it again
+    once the day has ended."""
     from ledger.errors import InvalidInput
-    from projections.audit.seal import make_seal, seal_key
+    from projections.audit.seal import make_seal, seal_key, unfinished
     from projections.context import parse_day
 
     with ledger_app(database_url) as ledger:
         day = parse_day(day)
-        payload = make_seal(ledger, day, seal_key(ledger.settings))
+        now = datetime.now(UTC)
+        payload = make_seal(ledger, day, seal_key(ledger.settings), now=now)
+        open_at = unfinished(ledger, day, now=now)
         path = out or Path(f"seal-{day}.json")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -183,4 +190,11 @@ def seal(
         except OSError as exc:
             raise InvalidInput("output_not_writable",
                                f"cannot write {path}: {exc.strerror or exc}") from None
+    if open_at:
+        tables = ", ".join(sorted(code for code, _ in open_at))
+        ends = max(end for _, end in open_at).isoformat()
+        err_console.print(
+            f"[yellow]warning[/]: gaming day {day} is still in progress at {escape(tables)} "
+            f"(it ends at {ends} at the latest): the seal covers their events up to now; seal "
+            "the day again once it has ended", highlight=False, soft_wrap=True)
     typer.echo(f"sealed gaming day {day}: {len(payload['tables'])} table heads -> {path}")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -30,20 +30,44 @@ DATABASE_OPTION = typer.Option(
 
 
 def settings_for(database_url: str | None) -> Settings:
-    settings = get_settings()
+    """The settings from ``LEDGER_*`` (and ``--database-url``); a bad value ends the command
+    with ``invalid_setting``."""
+    try:
+        settings = get_settings()
+    except ValidationError as exc:
+        fail(invalid_setting(exc))
     if database_url:
         settings = settings.model_copy(update={"database_url": database_url})
     configure(settings.log_level, settings.log_format)
     return settings
 
 
+SECRET_SETTINGS = {"deck_key", "seal_key", "database_url"}
+"""Settings whose value is never repeated in an error (keys, a URL with a password)."""
+
+
+def invalid_setting(exc: ValidationError) -> LedgerError:
+    """A pydantic error about the settings as ``invalid_setting``, naming each variable."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        field = str(error["loc"][0]) if error["loc"] else ""
+        variable = f"LEDGER_{field.upper()}"
+        shown = "" if field in SECRET_SETTINGS or "input" not in error else \
+            f"={error['input']!r}"
+        problems.append({"variable": variable, "problem": error["msg"],
+                         "text": f"{variable}{shown}: {error['msg']}"})
+    return LedgerError("invalid_setting", "; ".join(p["text"] for p in problems),
+                       problems=[{k: p[k] for k in ("variable", "problem")} for p in problems])
+
+
 @contextmanager
 def ledger_app(database_url: str | None) -> Iterator[Any]:
-    """The application for the chosen store, closed on exit; domain errors end the command."""
+    """The application for the chosen store, closed on exit; domain errors and store failures
+    end the command."""
     from ledger.application import LedgerApp
 
     settings = settings_for(database_url)
-    with handle_errors():
+    with handle_errors(settings):
         app = LedgerApp(settings)
         try:
             yield app
@@ -52,20 +76,28 @@ def ledger_app(database_url: str | None) -> Iterator[Any]:
 
 
 @contextmanager
-def handle_errors(as_json: bool = False) -> Iterator[None]:
+def handle_errors(settings: Settings | None = None) -> Iterator[None]:
+    """End the command with ``error [code] message`` (exit 2) on a :class:`LedgerError`, and
+    on a store failure the store layer knows (with ``settings``: unreachable, permission)."""
     try:
         yield
     except LedgerError as exc:
-        fail(exc, as_json)
+        fail(exc)
+    except Exception as exc:
+        from ledger.persistence import store_error
+
+        found = store_error(exc, settings) if settings is not None else None
+        if found is None:
+            raise
+        fail(found)
 
 
-def fail(exc: LedgerError, as_json: bool = False) -> NoReturn:
-    if as_json:
-        typer.echo(json.dumps({"error": exc.as_dict()}))
-    else:
-        err_console.print(
-            f"[bold red]error[/] {escape(f'[{exc.code}]')} {escape(exc.message)}", highlight=False
-        )
+def fail(exc: LedgerError) -> NoReturn:
+    """Print ``error [code] message`` on standard error and exit with status 2."""
+    err_console.print(
+        f"[bold red]error[/] {escape(f'[{exc.code}]')} {escape(exc.message)}", highlight=False,
+        soft_wrap=True,
+    )
     raise typer.Exit(code=2)
 
 

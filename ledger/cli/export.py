@@ -52,10 +52,12 @@ def hands(
     table: str | None = typer.Option(None, "--table", help="Only this table."),
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
-    """Write the hand histories of the hands that started on a gaming day. JSON Lines cover
-    every game (house-banked games included); PHH and OHH describe poker hands, so they cover
-    the games they fit and count the others as skipped. The projections are brought up to date
-    first."""
+    """Write the hand histories of the hands that started on a gaming day and have ended. JSON
+    Lines cover every game (house-banked games included); PHH and OHH describe poker hands
+    played out, so they cover the games they fit (settled hands) and count the others as
+    skipped. Hands still in progress are left out and counted in the summary. The files
+    replace those of an earlier export of the same day (and --table): a PHH directory holds
+    this export's files and no others. The projections are brought up to date first."""
     from ledger.cli.projections import catch_up
     from projections.context import parse_day
     from projections.exports.hands import export_hands
@@ -75,3 +77,14 @@ def hands(
     for game, count in result.skipped.items():
         typer.echo(f"skipped {count} {game} hands: {fmt} cannot describe that game "
                    "(use --format jsonl)")
+    for game, count in result.unplayed.items():
+        typer.echo(f"{_hands(count, f'voided or cancelled {game}')} not exported: {fmt} "
+                   "records hands played out (use --format jsonl)")
+    if result.in_progress:
+        typer.echo(f"{_hands(result.in_progress)} in progress not exported (unfinished; "
+                   "export the day again once they have ended)")
+
+
+def _hands(count: int, kind: str = "") -> str:
+    """``1 hand``, ``2 voided stud-hilo hands``."""
+    return f"{count} {kind + ' ' if kind else ''}hand{'' if count == 1 else 's'}"

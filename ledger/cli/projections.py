@@ -35,15 +35,20 @@ def status(
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Each view's position in the event log, the log's head and the lag (events not yet
-    projected); ``outdated`` views must be rebuilt."""
+    projected); ``outdated`` views must be rebuilt.
+
+    Exit status 0 when every view can be brought up to date (a lag alone is not a failure);
+    1 when any view is outdated (built by another version or with another
+    LEDGER_GAMING_DAY_START: run `ledger projections rebuild`); 2 on an error."""
     from projections.runner import Runner
 
     with ledger_app(database_url) as ledger:
         rows = [s.as_dict() for s in Runner(ledger).status()]
+    code = 1 if any(row["outdated"] for row in rows) else 0
     if as_json:
         for row in rows:
             typer.echo(json.dumps(row))
-        return
+        raise typer.Exit(code)
     table = RichTable(title="Projections")
     for column in ("view", "position", "head", "lag", "state", "updated at"):
         table.add_column(column, justify="right" if column in ("position", "head", "lag")
@@ -54,6 +59,7 @@ def status(
         table.add_row(row["view"], str(row["position"]), str(row["head"]), str(row["lag"]),
                       state, row["updated_at"] or "-")
     Console().print(table)
+    raise typer.Exit(code)
 
 
 @projections_app.command("rebuild")

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ledger.cli import app
-from ledger.cli.common import DATABASE_OPTION, handle_errors, ledger_app
+from ledger.cli.common import DATABASE_OPTION, ledger_app
 
 tokens_app = typer.Typer(help="Bearer tokens of the HTTP API (stored hashed).",
                          no_args_is_help=True)
@@ -24,13 +24,15 @@ def create(
     ),
     seat: int | None = typer.Option(None, "--seat", help="Device tokens: bind to this seat."),
     label: str = typer.Option("", "--label", help="Who or what holds the token."),
-    as_json: bool = typer.Option(False, "--json", help="Print the token and its record as JSON."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print the token and its record as JSON (errors stay `error [code]"
+        " message` on standard error, exit status 2)."),
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Create a token and print it. It is shown this once: only its SHA-256 is stored."""
     from ledger.tokens import TokenStore
 
-    with ledger_app(database_url) as ledger, handle_errors(as_json):
+    with ledger_app(database_url) as ledger:
         token, info = TokenStore(ledger.recorder).create(
             role, tables=tables or None, seat=seat, label=label
         )
@@ -57,12 +59,25 @@ def list_tokens(
         for info in found:
             typer.echo(json.dumps(info.as_dict()))
         return
-    table = Table("id", "role", "tables", "seat", "label", "created", "revoked")
+    # The id is what `revoke` takes: never shortened or wrapped, whatever the width; the
+    # other columns fold instead.
+    table = Table()
+    table.add_column("id", no_wrap=True, overflow="fold",
+                     min_width=max((len(i.token_id) for i in found), default=2))
+    table.add_column("role", no_wrap=True, min_width=max((len(i.role) for i in found),
+                                                          default=4))
+    for column in ("tables", "seat", "label", "created", "revoked"):
+        table.add_column(column, overflow="fold")
     for info in found:
         table.add_row(info.token_id, info.role, ", ".join(info.tables or ()),
                       "" if info.seat is None else str(info.seat), info.label,
-                      info.created_at[:19], (info.revoked_at or "")[:19])
+                      _minute(info.created_at), _minute(info.revoked_at))
     Console().print(table)
+
+
+def _minute(stamp: str | None) -> str:
+    """``2026-03-14T21:34:36.123Z`` as ``2026-03-14 21:34`` (it wraps at the space)."""
+    return (stamp or "")[:16].replace("T", " ")
 
 
 @tokens_app.command("revoke")

@@ -14,12 +14,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from datetime import UTC, datetime, time
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from ledger.errors import InvalidInput, LedgerError
+from ledger.errors import InvalidInput, LedgerError, StateConflict
 from ledger.table import chain_digest
 from projections.audit.chain import stored_rows, table_ids
 from projections.audit.model import Discrepancy
@@ -45,42 +45,85 @@ def signature(payload: dict[str, Any], key: bytes) -> str:
 
 
 def make_seal(app: Any, day: str, key: bytes, *, now: datetime | None = None) -> dict[str, Any]:
-    """The signed heads of every table at the end of gaming day ``day``."""
+    """The signed heads of every table at the end of gaming day ``day``.
+
+    A day that has not started yet at any table is ``day_not_started`` (there is nothing to
+    seal). A day still in progress somewhere is sealed with the heads as they are now; see
+    :func:`unfinished`.
+    """
     day = parse_day(day)
     start: time = app.settings.gaming_day_start
+    now = now or datetime.now(UTC)
+    tables = table_zones(app)
+    _check_started(day, start, [zone for _, _, zone in tables], now)
     heads = []
-    for tid in table_ids(Store(app.recorder)):
-        head = _head(app, tid, day, start)
+    for tid, code, zone in tables:
+        head = _head(app, tid, code, zone, day_bounds(day, zone, start)[1])
         if head is not None:
             heads.append(head)
     payload: dict[str, Any] = {
         "format": FORMAT, "gaming_day": day, "gaming_day_start": start.isoformat(),
-        "created_at": (now or datetime.now(UTC)).isoformat(), "algorithm": ALGORITHM,
+        "created_at": now.isoformat(), "algorithm": ALGORITHM,
         "tables": heads,
     }
     payload["signature"] = signature(payload, key)
     return payload
 
 
-def _head(app: Any, tid: UUID, day: str, start: time) -> dict[str, Any] | None:
-    code, timezone, last = None, None, None
-    end: datetime | None = None
+def table_zones(app: Any) -> list[tuple[UUID, str, str]]:
+    """``(table id, code, time zone)`` of every table, from the opening event of its stream."""
+    tables = []
+    for tid in table_ids(Store(app.recorder)):
+        first = app.recorder.select_events(tid, lte=1)
+        data = json.loads(first[0].state) if first else {}
+        code, zone = data.get("code"), data.get("timezone")
+        if code is None or zone is None:
+            raise LedgerError("corrupt_stream", f"stream {tid} does not begin with the "
+                              "opening of a table; run `ledger audit verify`")
+        tables.append((tid, str(code), str(zone)))
+    return tables
+
+
+def _check_started(day: str, start: time, zones: list[str], now: datetime) -> None:
+    """``day_not_started`` unless gaming day ``day`` has begun in at least one time zone (any
+    zone when there is no table yet: UTC+14 is the first to reach a day)."""
+    begins = [day_bounds(day, zone, start)[0] for zone in zones] or [datetime.combine(
+        date.fromisoformat(day), start, tzinfo=timezone(timedelta(hours=14)))]
+    first = min(begins)
+    if now < first:
+        raise StateConflict(
+            "day_not_started",
+            f"gaming day {day} has not started yet at any table (it starts at "
+            f"{first.isoformat()} at the earliest): a seal can only cover a day that has begun",
+            gaming_day=day, starts_at=first.isoformat())
+
+
+def unfinished(app: Any, day: str, *,
+               now: datetime | None = None) -> list[tuple[str, datetime]]:
+    """``(table, local end)`` of the tables at which gaming day ``day`` has not ended yet: a
+    seal made now holds their heads as they are now, not at the end of the day."""
+    day = parse_day(day)
+    start: time = app.settings.gaming_day_start
+    now = now or datetime.now(UTC)
+    found = []
+    for _, code, zone in table_zones(app):
+        end = day_bounds(day, zone, start)[1]
+        if now < end:
+            found.append((code, end))
+    return found
+
+
+def _head(app: Any, tid: UUID, code: str, zone: str, end: datetime) -> dict[str, Any] | None:
+    """The last event of the table recorded before ``end`` (None if there is none)."""
+    last = None
     for stored in stored_rows(app, tid):
         data = json.loads(stored.state)
-        if code is None:
-            code, timezone = data.get("code"), data.get("timezone")
-            if code is None or timezone is None:
-                raise LedgerError("corrupt_stream", f"stream {tid} does not begin with the "
-                                  "opening of a table; run `ledger audit verify`")
-            end = day_bounds(day, timezone, start)[1]
-        assert end is not None
         if datetime.fromisoformat(data["timestamp"]) >= end:
             break
         last = stored
     if last is None:
         return None
-    assert end is not None
-    return {"table": code, "table_id": str(tid), "timezone": timezone,
+    return {"table": code, "table_id": str(tid), "timezone": zone,
             "day_end": end.isoformat(), "version": last.originator_version,
             "digest": chain_digest(tid, last.originator_version, last.topic,
                                    bytes(last.state))}

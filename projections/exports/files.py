@@ -14,7 +14,10 @@ from __future__ import annotations
 import csv
 import json
 import os
-from collections.abc import Iterable, Sequence
+import shutil
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -36,6 +39,43 @@ def output_dir(path: str | Path) -> Path:
                            f"cannot write to {directory}: {exc.strerror or exc}",
                            path=str(directory)) from None
     return directory
+
+
+@contextmanager
+def replaced_directory(target: Path) -> Iterator[Path]:
+    """A new, empty directory beside ``target`` to write into; when the block ends without an
+    error it takes ``target``'s place (an earlier ``target`` is removed), and when it fails it
+    is removed and ``target`` is left as it was. So ``target`` holds exactly what one block
+    wrote, never files of an earlier run mixed with those of this one.
+
+    The swap is two renames in the same parent directory: a reader sees the old directory or
+    the new one (or, for that instant between the two, none).
+    """
+    if target.exists() and not target.is_dir():
+        raise InvalidInput("output_not_writable", f"cannot write the directory {target}: a "
+                           "file of that name is in the way", path=str(target))
+    tag = uuid.uuid4().hex[:12]
+    staging = target.with_name(f".{target.name}.{tag}.new")
+    old = target.with_name(f".{target.name}.{tag}.old")
+    try:
+        staging.mkdir()
+    except OSError as exc:
+        raise InvalidInput("output_not_writable", f"cannot write to {target.parent}: "
+                           f"{exc.strerror or exc}", path=str(target)) from None
+    try:
+        yield staging
+        if target.exists():
+            target.rename(old)
+        try:
+            staging.rename(target)
+        except BaseException:
+            if old.exists():
+                old.rename(target)
+            raise
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def units(row: dict[str, Any]) -> dict[str, Any]:

@@ -26,7 +26,8 @@ from projections.queries import ReadModel
 
 FORMATS = ("jsonl", "phh", "ohh")
 HandWriter = Callable[[Any, ReadModel, list[dict[str, Any]], Path, str], list[Written]]
-"""``writer(app, read, hands, directory, day)``: the files written for these hands."""
+"""``writer(app, read, hands, directory, stem)``: the files written for these settled hands,
+named after ``stem`` (``hands-D`` or ``hands-TABLE-D``)."""
 
 WRITERS: dict[str, dict[str, HandWriter]] = {
     "phh": {poker.STUD: poker.write_phh},
@@ -39,29 +40,43 @@ WRITERS: dict[str, dict[str, HandWriter]] = {
 class HandsExport:
     written: list[Written] = field(default_factory=list)
     hands: int = 0
+    """Hands written."""
     skipped: dict[str, int] = field(default_factory=dict)
     """Hands of games the format cannot describe, by game."""
+    unplayed: dict[str, int] = field(default_factory=dict)
+    """Voided or cancelled hands of a game the format describes (phh, ohh), by game: those
+    formats record hands that were played out."""
+    in_progress: int = 0
+    """Hands that started on the day and have not ended: never exported (unfinished)."""
 
 
 def export_hands(app: Any, read: ReadModel, day: str, fmt: str, out: str | Path, *,
                  table: str | None = None) -> HandsExport:
+    """Write the ended hands that started on ``day`` (of ``table``, or of every table).
+
+    The files are named ``hands-D...`` (``hands-TABLE-D...`` for one table) and replace those
+    of an earlier export of the same day and tables, even when there is nothing to write: a
+    ``phh`` directory then holds no file of an earlier run.
+    """
     day = parse_day(day)
     if fmt not in FORMATS:
         raise InvalidInput("unknown_format", f"no hand-history format {fmt!r}; formats: "
                            f"{', '.join(FORMATS)}", format=fmt)
     directory = output_dir(out)
-    hands = read.hands_full(day=day, table=table)
-    currency = {t["table_code"]: t["currency"] for t in read.tables()}
-    result = HandsExport()
+    code = None if table is None else str(read.table(table)["table_code"])
+    stem = f"hands-{day}" if code is None else f"hands-{code}-{day}"
+    hands = read.hands_full(day=day, table=code)
+    result = HandsExport(in_progress=read.count_hands(day=day, table=code,
+                                                      status="in_progress"))
     if fmt == "jsonl":
-        path = directory / (f"hands-{day}.jsonl" if table is None else
-                            f"hands-{table}-{day}.jsonl")
+        currency = {t["table_code"]: t["currency"] for t in read.tables()}
+        path = directory / f"{stem}.jsonl"
         rows = ({"currency": currency.get(h["table_code"]), **h} for h in hands)
         result.written.append(Written(path, write_jsonl(path, rows)))
         result.hands = len(hands)
         return result
     writers = WRITERS[fmt]
-    by_game: dict[str, list[dict[str, Any]]] = {}
+    by_game: dict[str, list[dict[str, Any]]] = {game: [] for game in writers}
     for hand in hands:
         by_game.setdefault(hand["game"], []).append(hand)
     for game, group in sorted(by_game.items()):
@@ -69,8 +84,11 @@ def export_hands(app: Any, read: ReadModel, day: str, fmt: str, out: str | Path,
         if writer is None:
             result.skipped[game] = len(group)
             continue
-        result.written.extend(writer(app, read, group, directory, day))
-        result.hands += len(group)
+        settled = [h for h in group if h["status"] == "settled"]
+        if len(settled) < len(group):
+            result.unplayed[game] = len(group) - len(settled)
+        result.written.extend(writer(app, read, settled, directory, stem))
+        result.hands += len(settled)
     return result
 
 

@@ -30,6 +30,7 @@ from ledger.games.stud8.phh import hand_to_phh
 from ledger.money import to_decimal
 from ledger.table import table_id
 from projections.exports.accounting import Written
+from projections.exports.files import replaced_directory
 from projections.queries import ReadModel
 
 STUD = "stud-hilo"
@@ -57,27 +58,30 @@ def starting_stacks(read: ReadModel, hand: dict[str, Any]) -> dict[int, int]:
 
 
 def write_phh(app: Any, read: ReadModel, hands: list[dict[str, Any]], directory: Path,
-              day: str) -> list[Written]:
-    folder = directory / f"hands-{day}-phh"
-    folder.mkdir(parents=True, exist_ok=True)
+              stem: str) -> list[Written]:
+    """One ``.phh`` file per settled hand in ``directory/<stem>-phh/``, which is replaced as a
+    whole: it holds this export's files and no others."""
+    folder = directory / f"{stem}-phh"
     currency = {t["table_code"]: t["currency"] for t in read.tables()}
     written = []
-    for hand in hands:
-        if hand["status"] != "settled":
-            continue
-        code = hand["table_code"]
-        text = hand_to_phh(hand_records(app, hand), starting_stacks(read, hand),
-                           read.config(code, hand["config_version"]), table=code,
-                           currency=currency.get(code))
-        path = folder / f"{_safe(code)}-{hand['hand_no']:06d}.phh"
-        path.write_text(text, encoding="utf-8")
-        written.append(Written(path, 1))
+    with replaced_directory(folder) as staging:
+        for hand in hands:
+            if hand["status"] != "settled":
+                continue
+            code = hand["table_code"]
+            text = hand_to_phh(hand_records(app, hand), starting_stacks(read, hand),
+                               read.config(code, hand["config_version"]), table=code,
+                               currency=currency.get(code))
+            name = f"{_safe(code)}-{hand['hand_no']:06d}.phh"
+            (staging / name).write_text(text, encoding="utf-8")
+            written.append(Written(folder / name, 1))
     return written
 
 
 def write_ohh(app: Any, read: ReadModel, hands: list[dict[str, Any]], directory: Path,
-              day: str) -> list[Written]:
-    path = directory / f"hands-{day}.ohh"
+              stem: str) -> list[Written]:
+    """The settled hands as one ``<stem>.ohh`` file."""
+    path = directory / f"{stem}.ohh"
     currency = {t["table_code"]: t["currency"] for t in read.tables()}
     count = 0
     with path.open("w", encoding="utf-8", newline="\n") as fh:

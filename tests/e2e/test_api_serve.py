@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -67,3 +68,27 @@ def test_serve_with_tokens_from_the_cli(tmp_path: Path) -> None:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=20)
     assert server.returncode == 0, server.stderr
+
+
+def test_serve_says_where_it_listens_even_on_port_zero(tmp_path: Path) -> None:
+    env = {**os.environ, "LEDGER_DATABASE_URL": f"sqlite:///{tmp_path / 'ledger.sqlite3'}",
+           "LEDGER_DECK_KEY_FILE": str(tmp_path / "deck.key"), "LEDGER_LOG_LEVEL": "WARNING"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "ledger", "serve", "--port", "0"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()  # printed once it accepts connections
+        match = re.fullmatch(r"serving on (http://127\.0\.0\.1:(\d+)) \(Ctrl-C to stop\)\n", line)
+        assert match, line + (server.stderr.read() if server.poll() is not None else "")
+        assert int(match.group(2)) > 0
+        answer = httpx.get(f"{match.group(1)}/health", timeout=10)
+        assert answer.status_code == 200 and answer.json()["status"] == "ok"
+        # The port is taken now: a second server says so, with a code.
+        taken = ledger("serve", "--port", match.group(2), db=tmp_path / "ledger.sqlite3")
+        assert taken.returncode == 2 and taken.stderr.startswith("error [cannot_listen] ")
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=20)
+    assert server.returncode == 0, server.stderr.read() if server.stderr else ""

@@ -9,11 +9,13 @@ import sqlite3
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from ledger.commands import StartHand, VoidHand
 from ledger.table import table_id
 from projections.context import gaming_day
 
@@ -21,9 +23,11 @@ COMMANDS = ("projections status", "projections rebuild", "projections update", "
             "audit hand", "audit seal", "export accounting", "export hands")
 
 
-def ledger(*args: str, db: Path, key: str | None = "k") -> subprocess.CompletedProcess[str]:
+def ledger(*args: str, db: Path, key: str | None = "k",
+           **settings: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "LEDGER_DATABASE_URL": f"sqlite:///{db}",
-           "LEDGER_DECK_KEY_FILE": str(db.parent / "deck.key"), "LEDGER_LOG_LEVEL": "WARNING"}
+           "LEDGER_DECK_KEY_FILE": str(db.parent / "deck.key"), "LEDGER_LOG_LEVEL": "WARNING",
+           **settings}
     env.pop("LEDGER_SEAL_KEY", None)
     if key is not None:
         env["LEDGER_SEAL_KEY"] = key
@@ -164,3 +168,95 @@ def test_projections_follow_keeps_the_views_current_until_stopped(tmp_path: Path
     text = log.read_text()
     assert text.startswith("following tables, hands,") and text.count("updated:") >= 2
     assert "stopped:" in text.splitlines()[-1]
+
+
+def test_projections_status_fails_only_when_a_view_is_outdated(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.sqlite3"
+    assert ledger("simulate", "--game", "caribbean-stud", "--hands", "2", "--table", "O-1",
+                  db=db).returncode == 0
+    behind = ledger("projections", "status", db=db)
+    assert behind.returncode == 0 and "behind" in behind.stdout, behind.stdout + behind.stderr
+    assert ledger("projections", "update", db=db).returncode == 0
+    # Built with the default gaming-day start; read with another, every view is outdated.
+    for json_flag in ((), ("--json",)):
+        out = ledger("projections", "status", *json_flag, db=db,
+                     LEDGER_GAMING_DAY_START="04:00")
+        assert out.returncode == 1, out.stdout + out.stderr
+        assert "OUTDATED: rebuild" in out.stdout or '"outdated": true' in out.stdout
+    assert ledger("projections", "rebuild", db=db, LEDGER_GAMING_DAY_START="04:00"
+                  ).returncode == 0
+    current = ledger("projections", "status", db=db, LEDGER_GAMING_DAY_START="04:00")
+    assert current.returncode == 0 and "OUTDATED" not in current.stdout
+
+
+def command(db: Path, cmd: Any) -> None:
+    """Send one command as a table device would (e.g. to leave a hand in progress)."""
+    from ledger.application import LedgerApp
+    from ledger.settings import Settings
+
+    app = LedgerApp(Settings(database_url=f"sqlite:///{db}",
+                             deck_key_file=db.parent / "deck.key"))
+    try:
+        app.execute(cmd)
+    finally:
+        app.close()
+
+
+def test_hand_exports_replace_earlier_files_and_count_unfinished_hands(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.sqlite3"
+    assert ledger("simulate", "--game", "stud-hilo", "--hands", "3", "--table", "P-1",
+                  "--seed", "5", db=db).returncode == 0
+    day = today()
+    folder = tmp_path / "out" / f"hands-{day}-phh"
+    first = ledger("export", "hands", "--day", day, "--format", "phh", "--out", "out", db=db)
+    assert first.returncode == 0, first.stderr
+    assert len(list(folder.iterdir())) == 3 and "in progress" not in first.stdout
+    # A file an earlier run left behind (a hand that is no longer part of the export).
+    (folder / "P-1-000099.phh").write_text("stale")
+    command(db, StartHand(command_id="start-4", table="P-1"))
+    again = ledger("export", "hands", "--day", day, "--format", "phh", "--out", "out", db=db)
+    assert again.returncode == 0, again.stderr
+    assert sorted(p.name for p in folder.iterdir()) == [f"P-1-{n:06d}.phh" for n in (1, 2, 3)]
+    assert "3 hands exported as phh" in again.stdout
+    assert "1 hand in progress not exported" in again.stdout
+    assert [p.name for p in (tmp_path / "out").iterdir() if p.name.startswith(".")] == []
+    for fmt in ("jsonl", "ohh"):
+        out = ledger("export", "hands", "--day", day, "--format", fmt, "--out", "out", db=db)
+        assert out.returncode == 0, out.stderr
+        assert "1 hand in progress not exported" in out.stdout, out.stdout
+    # One table's export has its own files, and leaves the whole day's alone.
+    one = ledger("export", "hands", "--day", day, "--format", "phh", "--table", "p-1",
+                 "--out", "out", db=db)
+    assert one.returncode == 0, one.stderr
+    assert len(list((tmp_path / "out" / f"hands-P-1-{day}-phh").iterdir())) == 3
+    assert len(list(folder.iterdir())) == 3
+    # A voided hand has ended, but PHH records hands played out: counted, not written.
+    command(db, VoidHand(command_id="void-4", table="P-1", reason="misdeal"))
+    voided = ledger("export", "hands", "--day", day, "--format", "phh", "--out", "out", db=db)
+    assert "1 voided or cancelled stud-hilo hand not exported" in voided.stdout, voided.stdout
+    assert "in progress" not in voided.stdout and len(list(folder.iterdir())) == 3
+    # A day without hands empties the directory of an earlier export of that day.
+    (tmp_path / "out" / "hands-2020-01-01-phh").mkdir()
+    (tmp_path / "out" / "hands-2020-01-01-phh" / "P-1-000001.phh").write_text("stale")
+    empty = ledger("export", "hands", "--day", "2020-01-01", "--format", "phh", "--out", "out",
+                   db=db)
+    assert empty.returncode == 0 and "0 hands exported as phh" in empty.stdout
+    assert list((tmp_path / "out" / "hands-2020-01-01-phh").iterdir()) == []
+
+
+def test_audit_seal_refuses_a_day_not_started_and_warns_for_one_in_progress(db: Path) -> None:
+    current = date.fromisoformat(today())
+    tomorrow, yesterday = str(current + timedelta(days=1)), str(current - timedelta(days=1))
+    for future in (tomorrow, "2030-01-01"):
+        out = ledger("audit", "seal", "--day", future, "--out", f"seal-{future}.json", db=db)
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert out.stderr.startswith("error [day_not_started] ")
+        assert not (db.parent / f"seal-{future}.json").exists()
+    running = ledger("audit", "seal", "--day", today(), "--out", "seal-running.json", db=db)
+    assert running.returncode == 0, running.stderr
+    assert running.stderr.startswith(f"warning: gaming day {today()} is still in progress at "
+                                     "CSP-1, STUD8-1")
+    assert "up to now" in running.stderr and (db.parent / "seal-running.json").exists()
+    ended = ledger("audit", "seal", "--day", yesterday, "--out", "seal-ended.json", db=db)
+    assert ended.returncode == 0 and ended.stderr == "", ended.stderr
+    assert "0 table heads" in ended.stdout
