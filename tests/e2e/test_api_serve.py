@@ -81,6 +81,7 @@ def test_serve_says_where_it_listens_even_on_port_zero(tmp_path: Path) -> None:
         assert server.stdout is not None
         line = server.stdout.readline()  # printed once it accepts connections
         match = re.fullmatch(r"serving on (http://127\.0\.0\.1:(\d+)) \(Ctrl-C to stop\)\n", line)
+        assert server.stderr is not None
         assert match, line + (server.stderr.read() if server.poll() is not None else "")
         assert int(match.group(2)) > 0
         answer = httpx.get(f"{match.group(1)}/health", timeout=10)
