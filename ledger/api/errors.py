@@ -59,6 +59,9 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_request": 422,
     "invalid_command": 422,
     "internal_error": 500,
+    "store_unavailable": 503,
+    "store_permission_denied": 503,
+    "store_schema_missing": 503,
     # domain codes whose class default does not fit an HTTP request
     "unknown_table": 404,
     "unknown_hand": 404,
@@ -91,6 +94,8 @@ ERROR_CODES_BY_STATUS: Mapping[int, str] = {
     422: "invalid_request, invalid_command, unknown_card, and the rules' refusals: out_of_turn, "
     "wager_below_minimum, insufficient_chips, ...",
     500: "internal_error",
+    503: "the event store cannot serve the request: store_unavailable, "
+    "store_permission_denied, store_schema_missing",
 }
 
 
@@ -109,8 +114,9 @@ class ApiError(LedgerError):
 
 
 def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses`` declaring the error model for ``statuses`` (plus 422 and 500)."""
-    declared = sorted({*statuses, 401, 422, 500})
+    """OpenAPI ``responses`` declaring the error model for ``statuses`` (plus 401, 422, 500
+    and 503)."""
+    declared = sorted({*statuses, 401, 422, 500, 503})
     return {
         s: {"model": ErrorBody, "description": f"Error: {ERROR_CODES_BY_STATUS.get(s, '')}"}
         for s in declared
@@ -210,6 +216,13 @@ def allowed_methods(app: FastAPI, path: str) -> list[str]:
 
 
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+    store = _store_failure(request, exc)
+    if store is not None:  # the store is down or refuses: the operator's problem, not a bug
+        log.error("store_failure", method=request.method, path=request.url.path,
+                  code=store.code, error=store.message, exc_info=exc)
+        error = ApiError(store.code, "the event store cannot serve this request now; the "
+                         "failure is logged")
+        return error_response(request, error, 503)
     log.error(
         "internal_error",
         method=request.method,
@@ -219,6 +232,19 @@ async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
     )
     error = ApiError("internal_error", "the ledger failed to answer; the failure is logged")
     return error_response(request, error, 500)
+
+
+def _store_failure(request: Request, exc: Exception) -> LedgerError | None:
+    """``exc`` as the store's coded failure (``store_unavailable``, ...), or None."""
+    from ledger.persistence import store_error
+
+    ledger = getattr(request.app.state, "ledger", None)
+    if ledger is None:
+        return None
+    try:
+        return store_error(exc, ledger.settings)
+    except Exception:  # classifying must never hide the first failure
+        return None
 
 
 def install(app: FastAPI) -> None:

@@ -141,6 +141,30 @@ def test_an_unexpected_failure_is_a_logged_500_with_the_error_shape(
     assert "disk on fire" in logs[0]["error"]
 
 
+def test_a_store_failure_is_a_logged_503_that_names_no_server(
+    api: tuple[TestClient, Tokens], monkeypatch: pytest.MonkeyPatch, store_settings: Settings
+) -> None:
+    import sqlite3
+
+    import psycopg
+
+    client, tokens = api
+    seated(client, tokens)
+    postgres = store_settings.database_url.startswith("postgresql")
+
+    def down(*args: Any, **kwargs: Any) -> None:
+        if postgres:
+            raise psycopg.OperationalError("connection to server at 10.1.2.3 failed")
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(app_of(client).state.ledger, "execute", down)
+    with structlog.testing.capture_logs() as logs:
+        r = post(client, tokens.device, "/tables/T1/hands", command_id="h")
+    assert_error(r, 503, "store_unavailable")
+    assert "10.1.2.3" not in r.text and "database file" not in r.text
+    assert [e["event"] for e in logs] == ["store_failure", "request_refused"]
+
+
 def test_devices_never_see_hidden_cards_auditors_do(api: tuple[TestClient, Tokens]) -> None:
     client, tokens = api
     deal = dealt_hand(client, tokens)
