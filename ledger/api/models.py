@@ -45,7 +45,12 @@ class EventOut(BaseModel):
     type: str = Field(description="Event class: HandStarted, WagerPlaced, CardsDealt, ...")
     version: int = Field(description="The table's version after this event.")
     timestamp: str
-    prev_hash: str = Field(description="SHA-256 chain digest of the previous event.")
+    prev_hash: str | None = Field(
+        default=None,
+        description="SHA-256 chain digest of the previous event; only for readers who see every "
+        "card (auditors). The digest covers the previous event's face-down cards, so a reader "
+        "who knows the rest of that event could search for them.",
+    )
     command_id: str | None = None
 
 

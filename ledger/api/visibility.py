@@ -83,9 +83,12 @@ class CardFilter:
 
 
 def mask_events(events: list[dict[str, Any]], cards: CardFilter) -> list[dict[str, Any]]:
-    """Events as the API returns them (``type`` names the class), hidden cards masked."""
+    """Events as the API returns them (``type`` names the class), hidden cards masked and no
+    chain digest (it hashes the previous event with its hidden cards: a search over the few
+    cards a seat might hold would find them)."""
     out = []
     for event in events:
+        event = {k: v for k, v in event.items() if k != "prev_hash"}
         cls = EVENT_TYPES.get(str(event.get("type")))
         if cls is None:
             out.append(event)

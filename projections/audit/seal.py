@@ -20,6 +20,7 @@ from typing import Any
 from uuid import UUID
 
 from ledger.errors import InvalidInput, LedgerError, StateConflict
+from ledger.persistence import state_bytes
 from ledger.table import chain_digest
 from projections.audit.chain import stored_rows, table_ids
 from projections.audit.model import Discrepancy
@@ -126,7 +127,7 @@ def _head(app: Any, tid: UUID, code: str, zone: str, end: datetime) -> dict[str,
     return {"table": code, "table_id": str(tid), "timezone": zone,
             "day_end": end.isoformat(), "version": last.originator_version,
             "digest": chain_digest(tid, last.originator_version, last.topic,
-                                   bytes(last.state))}
+                                   state_bytes(last.state))}
 
 
 def read_seal(path: Path) -> dict[str, Any]:

@@ -171,6 +171,8 @@ def test_devices_never_see_hidden_cards_auditors_do(api: tuple[TestClient, Token
     assert deal.status_code == 201
     dealt = deal.json()["events"][0]["dealt"]
     assert all(c is None for d in dealt for c in d["down"])
+    # The chain digest hashes the previous event, hidden cards included: not for devices.
+    assert all("prev_hash" not in e for e in deal.json()["events"])
     assert [len(d["down"]) for d in dealt] == [5, 5, 4]
     assert dealt[-1]["up"][0] is not None  # the dealer's up card is public (CSP-1)
 

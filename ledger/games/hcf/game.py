@@ -278,7 +278,16 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
                 f"the raise is at least 1x Ante: {nxt.ante}, not {cmd.amount} (HCF-5)",
                 amount=cmd.amount, minimum=nxt.ante, rule="HCF-5",
             )
+        # HCF-6 before the hand's cap, and the cap any hand allows before this hand's: which
+        # check refuses must not depend on the seat's hidden cards.
+        require_chips(table, nxt.seat, cmd.amount, "HCF-6")
         cap = max_raise(nxt)
+        if cmd.amount > public_max_raise(nxt):
+            raise RuleViolation(
+                "raise_above_maximum",
+                f"the raise is at most 3x Ante: {public_max_raise(nxt)}, not {cmd.amount} (HCF-5)",
+                amount=cmd.amount, maximum=public_max_raise(nxt), rule="HCF-5",
+            )
         if cmd.amount > cap:
             length = ev.flush(nxt.cards).length
             raise RuleViolation(
@@ -288,7 +297,6 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
                 amount=cmd.amount, maximum=cap, flush_length=length, rule="HCF-5",
             ).private_to(nxt.seat, f"a raise of {cmd.amount} is above the cap of the seat's "
                          "flush (HCF-5)", "maximum", "flush_length")
-        require_chips(table, nxt.seat, cmd.amount, "HCF-6")
         move = accounts.transfer(accounts.player(nxt.player), accounts.spot(nxt.seat, RAISE),
                                  cmd.amount, "HCF-5")
         return PlayerActed(hand_no=hand.hand_no, seat=nxt.seat, action="raise", amount=cmd.amount,

@@ -176,7 +176,8 @@ def test_hcf_5_the_cap_of_the_hand_is_private_to_who_sees_its_cards() -> None:
     public = full.public(frozenset())
     assert public.code == "raise_above_maximum" and type(public) is type(full)
     assert "flush_length" not in public.details and "maximum" not in public.details
-    assert "4-card" not in public.message and "1,000" not in public.message
+    assert "4-card" not in public.message and "1000" not in public.message
+    assert "1x" not in public.message and "2000" in public.message  # the amount asked
     assert public.details["rule"] == "HCF-5"
 
 
@@ -186,3 +187,17 @@ def test_hcf_5_the_public_cap_is_bounded_by_the_stack() -> None:
     (raise_option,) = [o for o in t.step().options if o.action == "raise"]
     # Seat 3 has 2,500 left after its 1,000 Ante: both caps stop there (HCF-6).
     assert (raise_option.max_amount, raise_option.public_max_amount) == (2_500, 2_500)
+
+
+@pytest.mark.parametrize("second", [FOUR, "Ah Kh Qh 9h 5h 3h 2c"])
+def test_hcf_5_hcf_6_which_refusal_comes_does_not_depend_on_the_hidden_hand(second: str) -> None:
+    """Above the stack is insufficient_chips whatever the cap; above 3x Ante is the public
+    refusal; only a raise within both can meet the hand's own cap."""
+    t = dealt(second=second, stacks={1: 50_000, 2: 20_000, 3: 2_300})
+    t.act(2, "fold")
+    refused(t, "insufficient_chips", 3, "raise", 1_400)  # 1,300 left after the Ante
+    t2 = dealt(second=second)
+    t2.act(2, "fold")
+    with pytest.raises(LedgerError) as err:
+        t2.act(3, "raise", 3_001)
+    assert err.value.code == "raise_above_maximum" and err.value.private is None
