@@ -221,12 +221,20 @@ def store_env(settings: Settings) -> dict[str, str]:
         }
     if parsed.scheme in ("postgresql", "postgres", "postgresql+psycopg"):
         if not parsed.path.strip("/"):
-            raise InvalidInput("invalid_database_url", f"{url!r} names no database")
+            raise InvalidInput("invalid_database_url", f"{redact_url(url)!r} names no database")
+        try:
+            port = parsed.port or 5432
+        except ValueError:
+            raise InvalidInput(
+                "invalid_database_url",
+                f"{redact_url(url)!r} has no valid port (a password with '/', '@' or ':' must "
+                "be percent-encoded, e.g. %2F)",
+            ) from None
         return {
             "PERSISTENCE_MODULE": "eventsourcing.postgres",
             "POSTGRES_DBNAME": unquote(parsed.path.lstrip("/")),
             "POSTGRES_HOST": parsed.hostname or "localhost",
-            "POSTGRES_PORT": str(parsed.port or 5432),
+            "POSTGRES_PORT": str(port),
             "POSTGRES_USER": unquote(parsed.username or "postgres"),
             "POSTGRES_PASSWORD": unquote(parsed.password or ""),
             "POSTGRES_POOL_SIZE": str(settings.postgres_pool_size),
@@ -236,8 +244,22 @@ def store_env(settings: Settings) -> dict[str, str]:
         }
     raise InvalidInput(
         "invalid_database_url",
-        f"unsupported database URL {url!r}: use sqlite:///path or postgresql://user@host/db",
+        f"unsupported database URL {redact_url(url)!r}: use sqlite:///path or "
+        "postgresql://user@host/db",
     )
+
+
+def redact_url(url: str) -> str:
+    """``url`` with everything between ``://`` and the last ``@`` of its authority (user and
+    password) but the user name replaced, so that no message ever shows a password."""
+    head, sep, rest = url.partition("://")
+    if not sep or "@" not in rest:
+        return url
+    credentials, _, host_and_path = rest.rpartition("@")  # a password may hold '/' or '@'
+    if ":" not in credentials:
+        return url
+    user = credentials.split(":", 1)[0]
+    return f"{head}://{user}:***@{host_and_path}"
 
 
 def sqlite_path(url: str) -> str:
@@ -253,7 +275,8 @@ def sqlite_path(url: str) -> str:
 
 class StoreError(LedgerError):
     """The store cannot be reached or used: ``store_unavailable``, ``store_permission_denied``,
-    ``store_schema_missing``."""
+    ``store_schema_missing``; or it was too busy (``concurrent_updates``: lock timeout,
+    deadlock)."""
 
 
 @dataclass(frozen=True)
@@ -430,7 +453,14 @@ def store_error(exc: BaseException, settings: Settings) -> StoreError | None:
             return StoreError("store_schema_missing", f"{message} ({target}): set "
                               "LEDGER_POSTGRES_SCHEMA to an existing schema",
                               schema=target.schema)
-        if isinstance(cause, psycopg.OperationalError):
+        if isinstance(cause, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled
+                      | psycopg.errors.TransactionRollback):
+            # The server answered: the table was busy (lock timeout, deadlock, serialisation).
+            return StoreError("concurrent_updates", f"the store was busy and gave up: {message}; "
+                              "try again")
+        if type(cause) is psycopg.OperationalError or isinstance(
+                cause, psycopg.errors.ConnectionException | psycopg.errors.AdminShutdown
+                | psycopg.errors.CannotConnectNow | psycopg.errors.CrashShutdown):
             return unavailable(target, cause, settings.connect_timeout)
         return None
     if isinstance(cause, sqlite3.Error) or (

@@ -20,7 +20,10 @@ class Settings(BaseSettings):
     database_url: str = DEFAULT_SQLITE_URL
     """``sqlite:///relative/path``, ``sqlite:////absolute/path`` or ``postgresql://user@host/db``."""
     postgres_pool_size: int = Field(default=5, ge=1)
-    postgres_schema: str = "public"
+    postgres_schema: str = Field(
+        default="public", pattern=r"^\s*[A-Za-z_][A-Za-z0-9_]{0,62}\s*$",
+        description="PostgreSQL schema of the store: a plain identifier (letters, digits, _).",
+    )
     connect_timeout: int = Field(default=5, ge=1, le=300)
     """Seconds to wait for the PostgreSQL server before giving up (``store_unavailable``)."""
 

@@ -218,8 +218,12 @@ def allowed_methods(app: FastAPI, path: str) -> list[str]:
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
     store = _store_failure(request, exc)
     if store is not None:  # the store is down or refuses: the operator's problem, not a bug
+        # No traceback: the store's own message says it all, and a traceback's locals would
+        # print the events of the failed batch.
         log.error("store_failure", method=request.method, path=request.url.path,
-                  code=store.code, error=store.message, exc_info=exc)
+                  code=store.code, error=store.message, exception=type(exc).__name__)
+        if store.code == "concurrent_updates":
+            return error_response(request, ApiError(store.code, store.message), 409)
         error = ApiError(store.code, "the event store cannot serve this request now; the "
                          "failure is logged")
         return error_response(request, error, 503)

@@ -76,3 +76,24 @@ def test_unsupported_urls_are_coded_errors(url: str) -> None:
     with pytest.raises(LedgerError) as err:
         store_env(Settings(database_url=url))
     assert err.value.code == "invalid_database_url"
+
+
+def test_store_failures_are_classified_and_never_show_the_password() -> None:
+    import psycopg
+
+    from ledger.persistence import redact_url, store_error
+
+    settings = Settings(database_url="postgresql://ledger:s3cret-pw@db.example:5432/ledger")
+    busy = store_error(psycopg.errors.LockNotAvailable("lock timeout"), settings)
+    assert busy is not None and busy.code == "concurrent_updates"
+    down = store_error(psycopg.OperationalError("connection refused"), settings)
+    assert down is not None and down.code == "store_unavailable"
+    assert "s3cret-pw" not in down.message and "db.example" in down.message
+    assert store_error(ValueError("not the store"), settings) is None
+    assert redact_url("postgresql://u:a/b@c@h:5432/db") == "postgresql://u:***@h:5432/db"
+    for url in ("postgresql://u:pa/ss@h:5432/db", "postgresql://u:secret@h:5432",
+                "mysql://u:secret@h/db"):
+        with pytest.raises(LedgerError) as err:
+            store_env(Settings(database_url=url))
+        assert err.value.code == "invalid_database_url" and "secret" not in err.value.message
+        assert "pa/ss" not in err.value.message
