@@ -115,6 +115,21 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
             "revoked_at TEXT)",
         ]
 
+    def _create_table(self, c: SQLiteCursor) -> None:
+        super()._create_table(c)
+        # Stores made before command ids were per table keyed the log by command id alone.
+        c.execute(f"PRAGMA table_info({COMMANDS_TABLE})")
+        keyed = sorted((int(r[5]), str(r[1])) for r in c.fetchall() if int(r[5]) > 0)
+        if [name for _, name in keyed] == ["command_id"]:
+            columns = "table_id, command_id, command, payload_sha256, result, recorded_at"
+            c.execute(f"ALTER TABLE {COMMANDS_TABLE} RENAME TO {COMMANDS_TABLE}_old")
+            for statement in self.create_table_statements:
+                if COMMANDS_TABLE in statement:
+                    c.execute(statement)
+            c.execute(f"INSERT INTO {COMMANDS_TABLE} ({columns}) "
+                      f"SELECT {columns} FROM {COMMANDS_TABLE}_old")
+            c.execute(f"DROP TABLE {COMMANDS_TABLE}_old")
+
     def _insert_events(
         self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
@@ -171,6 +186,25 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
             "SELECT command_id, table_id, command, payload_sha256, result FROM {}.{} "
             "WHERE table_id = %s AND command_id = %s"
         ).format(schema, commands)
+
+    def _create_table(self, curs: Cursor[DictRow]) -> None:
+        super()._create_table(curs)
+        # Stores made before command ids were per table keyed the log by command id alone.
+        curs.execute(
+            "SELECT c.conname, array_agg(a.attname::text ORDER BY a.attname) AS columns "
+            "FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid "
+            "JOIN pg_namespace n ON n.oid = t.relnamespace "
+            "JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = ANY(c.conkey) "
+            "WHERE c.contype = 'p' AND n.nspname = %s AND t.relname = %s GROUP BY c.conname",
+            (self.datastore.schema, COMMANDS_TABLE),
+        )
+        row = curs.fetchone()
+        if row is not None and list(row["columns"]) == ["command_id"]:
+            curs.execute(
+                SQL("ALTER TABLE {}.{} DROP CONSTRAINT {}, ADD PRIMARY KEY (table_id, command_id)")
+                .format(Identifier(self.datastore.schema), Identifier(COMMANDS_TABLE),
+                        Identifier(row["conname"]))
+            )
 
     def _insert_stored_events(
         self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any

@@ -358,3 +358,37 @@ def test_simulated_caribbean_hands_conserve_chips_in_the_store(store_settings: S
         assert not [a for a in balances if accounts.is_hand_scoped(a)]
     finally:
         app.close()
+
+
+def test_a_command_log_keyed_by_command_id_alone_is_migrated(store_settings: Settings) -> None:
+    """Stores made before command ids were per table get the per-table key when opened by a
+    user that owns them; the rows already logged are kept."""
+    old = ("CREATE TABLE {t} (command_id TEXT PRIMARY KEY, table_id TEXT NOT NULL, "
+           "command TEXT NOT NULL, payload_sha256 TEXT NOT NULL, result TEXT NOT NULL, "
+           "recorded_at TEXT NOT NULL DEFAULT 'then')")
+    row = ("INSERT INTO {t} (command_id, table_id, command, payload_sha256, result) "
+           "VALUES ('old-1', 'somewhere', 'start_hand', 'x', '{{}}')")
+    if store_settings.database_url.startswith("sqlite"):
+        import sqlite3
+
+        path = store_settings.database_url.removeprefix("sqlite:///")
+        with sqlite3.connect(path) as conn:
+            conn.execute(old.format(t="ledger_commands"))
+            conn.execute(row.format(t="ledger_commands"))
+    else:
+        import psycopg
+
+        table = f'"{store_settings.postgres_schema}".ledger_commands'
+        with psycopg.connect(store_settings.database_url, autocommit=True) as pg:
+            pg.execute(old.format(t=table).encode())
+            pg.execute(row.format(t=table).encode())
+    app = LedgerApp(store_settings)
+    try:
+        open_csp(app, "CSP-1")
+        open_csp(app, "CSP-2")
+        app.execute(StartHand(command_id="c-1", table="CSP-1"))
+        assert not app.execute(StartHand(command_id="c-1", table="CSP-2")).replayed
+        assert isinstance(app.recorder, LedgerSQLiteRecorder | LedgerPostgresRecorder)
+        assert app.recorder.select_command("somewhere", "old-1") is not None
+    finally:
+        app.close()
