@@ -12,6 +12,7 @@ cells as ``null``).
 from __future__ import annotations
 
 import csv
+import fcntl
 import json
 import os
 import shutil
@@ -51,7 +52,7 @@ def replaced_directory(target: Path) -> Iterator[Path]:
     The swap is two renames in the same parent directory: a reader sees the old directory or
     the new one (or, for that instant between the two, none).
     """
-    if target.exists() and not target.is_dir():
+    if target.is_file():
         raise InvalidInput("output_not_writable", f"cannot write the directory {target}: a "
                            "file of that name is in the way", path=str(target))
     tag = uuid.uuid4().hex[:12]
@@ -64,14 +65,25 @@ def replaced_directory(target: Path) -> Iterator[Path]:
                            f"{exc.strerror or exc}", path=str(target)) from None
     try:
         yield staging
-        if target.exists():
-            target.rename(old)
-        try:
-            staging.rename(target)
-        except BaseException:
-            if old.exists():
-                old.rename(target)
-            raise
+        # One swap at a time per target (two exports of one day may run at once); the lock
+        # file stays, hidden, next to the directory.
+        with open(target.with_name(f".{target.name}.lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                if target.exists():
+                    target.rename(old)
+                try:
+                    staging.rename(target)
+                except BaseException:
+                    if old.exists():
+                        old.rename(target)
+                    raise
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise InvalidInput("output_not_writable", f"cannot replace {target}: "
+                           f"{exc.strerror or exc}", path=str(target)) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
