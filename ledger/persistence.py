@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -321,7 +321,7 @@ class PostgresTarget:
     port: int
     dbname: str
     user: str
-    password: str
+    password: str = field(repr=False)
     schema: str
 
     @classmethod
