@@ -65,21 +65,21 @@ def replaced_directory(target: Path) -> Iterator[Path]:
                            f"{exc.strerror or exc}", path=str(target)) from None
     try:
         yield staging
-        # One swap at a time per target (two exports of one day may run at once); the lock
-        # file stays, hidden, next to the directory.
-        with open(target.with_name(f".{target.name}.lock"), "a") as lock:
+        # One swap at a time in this parent (two exports of one day may run at once): the lock
+        # is taken on the parent directory itself, so it leaves no file behind.
+        lock = os.open(target.parent, os.O_RDONLY)
+        try:
             fcntl.flock(lock, fcntl.LOCK_EX)
+            if target.exists():
+                target.rename(old)
             try:
-                if target.exists():
-                    target.rename(old)
-                try:
-                    staging.rename(target)
-                except BaseException:
-                    if old.exists():
-                        old.rename(target)
-                    raise
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+                staging.rename(target)
+            except BaseException:
+                if old.exists():
+                    old.rename(target)
+                raise
+        finally:
+            os.close(lock)  # closing releases the lock
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise InvalidInput("output_not_writable", f"cannot replace {target}: "

@@ -27,5 +27,4 @@ def test_concurrent_exports_of_one_day_each_replace_the_directory_whole(tmp_path
         thread.join()
     assert errors == []
     assert len(list(target.iterdir())) == 1  # the last export's one file, nothing stale
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
-        ".hands-2026-03-14-phh.lock", "hands-2026-03-14-phh"]
+    assert [p.name for p in tmp_path.iterdir()] == ["hands-2026-03-14-phh"]
