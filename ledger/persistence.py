@@ -28,7 +28,7 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
 
-from ledger.errors import InvalidInput, LedgerError
+from ledger.errors import ConcurrencyError, InvalidInput, LedgerError
 from ledger.settings import Settings
 
 COMMANDS_TABLE = "ledger_commands"
@@ -98,17 +98,22 @@ def _topic(cls: Any) -> str:
 # --- recorders -----------------------------------------------------------------------------
 
 
+_SQLITE_COMMANDS_DDL = (
+    f"CREATE TABLE IF NOT EXISTS {COMMANDS_TABLE} ("
+    "table_id TEXT NOT NULL, command_id TEXT NOT NULL, command TEXT NOT NULL, "
+    "payload_sha256 TEXT NOT NULL, result TEXT NOT NULL, "
+    "recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')), "
+    "PRIMARY KEY (table_id, command_id))"
+)
+
+
 class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
     """SQLite events table plus the command log, written in one transaction."""
 
     def construct_create_table_statements(self) -> list[str]:
         return [
             *super().construct_create_table_statements(),
-            f"CREATE TABLE IF NOT EXISTS {COMMANDS_TABLE} ("
-            "table_id TEXT NOT NULL, command_id TEXT NOT NULL, command TEXT NOT NULL, "
-            "payload_sha256 TEXT NOT NULL, result TEXT NOT NULL, "
-            "recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')), "
-            "PRIMARY KEY (table_id, command_id))",
+            _SQLITE_COMMANDS_DDL,
             f"CREATE TABLE IF NOT EXISTS {TOKENS_TABLE} ("
             "token_id TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL, role TEXT NOT NULL, "
             "tables TEXT, seat INTEGER, label TEXT NOT NULL, created_at TEXT NOT NULL, "
@@ -123,9 +128,7 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
         if [name for _, name in keyed] == ["command_id"]:
             columns = "table_id, command_id, command, payload_sha256, result, recorded_at"
             c.execute(f"ALTER TABLE {COMMANDS_TABLE} RENAME TO {COMMANDS_TABLE}_old")
-            for statement in self.create_table_statements:
-                if COMMANDS_TABLE in statement:
-                    c.execute(statement)
+            c.execute(_SQLITE_COMMANDS_DDL)
             c.execute(f"INSERT INTO {COMMANDS_TABLE} ({columns}) "
                       f"SELECT {columns} FROM {COMMANDS_TABLE}_old")
             c.execute(f"DROP TABLE {COMMANDS_TABLE}_old")
@@ -309,8 +312,7 @@ def sqlite_path(url: str) -> str:
 
 class StoreError(LedgerError):
     """The store cannot be reached or used: ``store_unavailable``, ``store_permission_denied``,
-    ``store_schema_missing``; or it was too busy (``concurrent_updates``: lock timeout,
-    deadlock)."""
+    ``store_schema_missing``."""
 
 
 @dataclass(frozen=True)
@@ -467,7 +469,7 @@ def permission_denied(exc: BaseException) -> bool:
     return isinstance(cause, sqlite3.Error) and "readonly" in str(cause).lower()
 
 
-def store_error(exc: BaseException, settings: Settings) -> StoreError | None:
+def store_error(exc: BaseException, settings: Settings) -> LedgerError | None:
     """A store failure as a coded error, or None when ``exc`` is not one this knows.
 
     Looks through the library's wrappers (``PersistenceError``) to the driver's error.
@@ -490,8 +492,8 @@ def store_error(exc: BaseException, settings: Settings) -> StoreError | None:
         if isinstance(cause, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled
                       | psycopg.errors.TransactionRollback):
             # The server answered: the table was busy (lock timeout, deadlock, serialisation).
-            return StoreError("concurrent_updates", f"the store was busy and gave up: {message}; "
-                              "try again")
+            return ConcurrencyError("concurrent_updates", f"the store was busy and gave up: "
+                                    f"{message}; try again")
         if type(cause) is psycopg.OperationalError or isinstance(
                 cause, psycopg.errors.ConnectionException | psycopg.errors.AdminShutdown
                 | psycopg.errors.CannotConnectNow | psycopg.errors.CrashShutdown):

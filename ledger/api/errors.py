@@ -222,11 +222,10 @@ async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
         # print the events of the failed batch.
         log.error("store_failure", method=request.method, path=request.url.path,
                   code=store.code, error=store.message, exception=type(exc).__name__)
-        if store.code == "concurrent_updates":
-            return error_response(request, ApiError(store.code, store.message), 409)
-        error = ApiError(store.code, "the event store cannot serve this request now; the "
-                         "failure is logged")
-        return error_response(request, error, 503)
+        status = status_for(store)  # 503 store_unavailable ..., 409 concurrent_updates
+        message = store.message if status != 503 else (
+            "the event store cannot serve this request now; the failure is logged")
+        return error_response(request, ApiError(store.code, message), status)
     log.error(
         "internal_error",
         method=request.method,

@@ -265,11 +265,12 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
                 f"in {self.title} a player folds or raises, not {cmd.action!r} (HCF-5)",
                 action=cmd.action, rule="HCF-5",
             )
+        cap = max_raise(nxt)
         if cmd.amount is None:
             raise InvalidInput(
                 "amount_required",
-                f"a raise needs an amount from {nxt.ante} to {max_raise(nxt)} (HCF-5)",
-                minimum=nxt.ante, maximum=max_raise(nxt), rule="HCF-5",
+                f"a raise needs an amount from {nxt.ante} to {cap} (HCF-5)",
+                minimum=nxt.ante, maximum=cap, rule="HCF-5",
             ).private_to(nxt.seat, f"a raise needs an amount from {nxt.ante} up to the cap "
                          "of the seat's flush (HCF-5)", "maximum")
         if cmd.amount < nxt.ante:
@@ -281,12 +282,12 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
         # HCF-6 before the hand's cap, and the cap any hand allows before this hand's: which
         # check refuses must not depend on the seat's hidden cards.
         require_chips(table, nxt.seat, cmd.amount, "HCF-6")
-        cap = max_raise(nxt)
-        if cmd.amount > public_max_raise(nxt):
+        top = public_max_raise(nxt)
+        if cmd.amount > top:
             raise RuleViolation(
                 "raise_above_maximum",
-                f"the raise is at most 3x Ante: {public_max_raise(nxt)}, not {cmd.amount} (HCF-5)",
-                amount=cmd.amount, maximum=public_max_raise(nxt), rule="HCF-5",
+                f"the raise is at most {top // nxt.ante}x Ante: {top}, not {cmd.amount} (HCF-5)",
+                amount=cmd.amount, maximum=top, rule="HCF-5",
             )
         if cmd.amount > cap:
             length = ev.flush(nxt.cards).length
