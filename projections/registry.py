@@ -10,10 +10,11 @@ from projections.hands import Hands
 from projections.jackpot import Jackpot
 from projections.rake import Rake
 from projections.tables import Tables
+from projections.wagers import Wagers
 
 VIEW_TYPES: dict[str, type[View]] = {
     view.name: view
-    for view in (Tables, Hands, Bankrolls, Coverage, Rake, Jackpot, Accounting)
+    for view in (Tables, Hands, Bankrolls, Coverage, Rake, Jackpot, Accounting, Wagers)
 }
 
 
