@@ -106,7 +106,8 @@ class Wagers(View):
              seat: int | None) -> dict[str, Any]:
         rows = self._hands.setdefault(key, {})
         first = next(iter(rows.values()), None)
-        row = {"table_code": key[0], "hand_no": key[1], "player": player, "seat": seat,
+        row: dict[str, Any] = {
+               "table_code": key[0], "hand_no": key[1], "player": player, "seat": seat,
                "game": item.table.game,
                "gaming_day": first["gaming_day"] if first else item.day,
                "started_at": first["started_at"] if first else item.at, "ended_at": None,

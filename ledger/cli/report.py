@@ -1,0 +1,246 @@
+"""``ledger report``: paytable mathematics, hold against theory, player ratings; ``ledger
+hands``: the hands of a player."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ledger.cli import app
+from ledger.cli.common import DATABASE_OPTION, fail, handle_errors, ledger_app
+from ledger.errors import InvalidInput
+
+report_app = typer.Typer(
+    name="report",
+    help="Reports for regulators and accounting: a configuration's mathematics, expected "
+    "against actual hold with variance flags, player ratings.",
+    no_args_is_help=True,
+)
+app.add_typer(report_app)
+
+DAY = typer.Option(None, "--day", help="One gaming day (YYYY-MM-DD).")
+FROM = typer.Option(None, "--from", help="First gaming day of a range (with --to).")
+TO = typer.Option(None, "--to", help="Last gaming day of a range (with --from).")
+MONTH = typer.Option(None, "--month", help="A calendar month of gaming days (YYYY-MM).")
+JSON = typer.Option(False, "--json", help="Print JSON instead of text.")
+CONFIG_FILE = typer.Option(None, "--config", help="A JSON file with the configuration "
+                           "(defaults fill what it leaves out).")
+
+
+def _money(minor: int | None) -> str:
+    return "" if minor is None else f"{minor / 100:,.2f}"
+
+
+def _pct(text: str | None) -> str:
+    return "" if text is None else f"{float(text) * 100:.4f}%"
+
+
+@report_app.command("paytable")
+def paytable(
+    table: str | None = typer.Option(None, "--table", help="A table's code: its configuration "
+                                     "history and the current configuration's figures."),
+    game: str | None = typer.Option(None, "--game", help="With --config: a configuration not "
+                                    "in use (caribbean-stud, high-card-flush, ...)."),
+    config: Path | None = CONFIG_FILE,
+    as_json: bool = JSON,
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """The exact mathematics of a table's configuration: Caribbean Stud house edge, element of
+    risk and probability of playing for the optimal and four simple strategies, the
+    progressive's return by meter and its break-even meter; High Card Flush DP qualification,
+    bonus returns against the DP and as pure paytables, the player's expected result; the rake
+    of player-banked games. A simulation is printed beside the exact figures as a check. The
+    first computation of a configuration takes seconds (Caribbean Stud about 20 s); it is then
+    kept in the store by the configuration's digest."""
+    from projections.reports.paytable import compute, table_report
+
+    if (table is None) == (game is None):
+        fail(InvalidInput("invalid_request", "give --table CODE, or --game G with --config FILE"))
+    if table is not None:
+        from ledger.cli.projections import catch_up
+        from projections.queries import ReadModel
+
+        with ledger_app(database_url) as ledger:
+            catch_up(ledger)
+            report = table_report(ReadModel(ledger), table)
+    else:
+        assert game is not None
+        data: dict[str, Any] = {}
+        if config is not None:
+            try:
+                data = json.loads(config.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                fail(InvalidInput("invalid_config", f"cannot read {config}: {exc}"))
+            if not isinstance(data, dict):
+                fail(InvalidInput("invalid_config", f"{config} does not hold a JSON object"))
+        with handle_errors():
+            report = {"table": None, "game": game, "configs": [],
+                      "mathematics": compute(game, data)}
+    if as_json:
+        typer.echo(json.dumps(report, indent=2))
+        return
+    _print_paytable(report)
+
+
+def _print_paytable(report: dict[str, Any]) -> None:
+    echo = typer.echo
+    if report.get("table"):
+        echo(f"table {report['table']} ({report['game']}, {report['currency']})")
+        for c in report["configs"]:
+            echo(f"  config v{c['config_version']}  {c['at']}  approved by {c['approver']} "
+                 f"({c['reason']})  digest {c['digest'][:16]}"
+                 + (f"  house edge {_pct(c['house_edge'])}" if "house_edge" in c else ""))
+    m = report["mathematics"]
+    echo(f"mathematics of digest {m['digest'][:16]} (version {m['math_version']}, computed in "
+         f"{m['seconds']} s)")
+    if m.get("method"):
+        echo(f"  method: {m['method']}")
+    if m.get("kind") == "house-banked":
+        echo(f"  {'strategy':<8} {'house edge':>12} {'element of risk':>16} {'P(play)':>10} "
+             f"{'SD/hand':>8}   simulation (hands, edge ± 1 s.e.)")
+        for s in m["strategies"]:
+            sim = s["simulation"]
+            echo(f"  {s['name']:<8} {_pct(s['house_edge']):>12} {_pct(s['element_of_risk']):>16}"
+                 f" {_pct(s['play_probability']):>10} {s['sd_per_hand_antes']:>8}   "
+                 f"{sim['hands']:,}: {_pct(sim['house_edge'])} ± {_pct(sim['stderr'])}")
+        jp = m["jackpot"]
+        be = jp["break_even_meter_minor"]
+        echo(f"  progressive (CSP-6): wager {_money(jp['wager_minor'])}, return at the seed "
+             f"{_pct(jp['return_at_seed'])}, break-even meter {_money(be) if be else 'none'}")
+        echo("    " + ", ".join(f"meter {_money(r['meter_minor'])}: {_pct(r['return'])}"
+                                for r in jp["returns"]))
+    elif m.get("kind") == "designated-player":
+        echo(f"  DP qualifies (HCF-8): {_pct(m['dp_qualifies'])}")
+        echo(f"  player's expected result against the DP: {_pct(m['player_expected_per_ante'])}"
+             f" of the Ante (the DP expects {_pct(m['dp_expected_per_player_hand_antes'])} per "
+             f"player hand); raises {_pct(m['raise_probability'])} of hands; strategy: raise "
+             f"three-card flushes from {m['strategy']['lowest_three_card_flush_raised']} up")
+        for name, rule in (("flush_bonus", "HCF-11"), ("straight_flush_bonus", "HCF-10")):
+            b = m[name]
+            echo(f"  {name} ({rule}): return against the DP {_pct(b['return_against_dp'])}, "
+                 f"as a pure paytable {_pct(b['return_pure'])}")
+        sim = m["simulation"]
+        echo(f"  simulation ({sim['hands']:,} hands, ± 1 s.e.): " + ", ".join(
+            f"{k} {_pct(sim[k]['mean'])} ± {_pct(sim[k]['stderr'])}"
+            for k in ("dp_qualifies", "player", "flush", "straight_flush")))
+    else:
+        echo(f"  {m.get('note', '')}")
+    if "rake" in report:
+        r = report["rake"]
+        echo(f"  rake: {r['policy']}; {r['recorded_hands']} hands recorded, expected "
+             f"{r['expected_per_hand_minor']} minor units per hand (SD {r['sd_per_hand_minor']})")
+
+
+def _period(day: str | None, first: str | None, last: str | None, month: str | None) -> Any:
+    from projections.reports.periods import period
+
+    with handle_errors():
+        return period(day, first, last, month)
+
+
+@report_app.command("hold")
+def hold(
+    day: str | None = DAY, first: str | None = FROM, last: str | None = TO,
+    month: str | None = MONTH,
+    table: str | None = typer.Option(None, "--table", help="Only this table."),
+    as_json: bool = JSON,
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """Expected against actual hold per table: handle, drop, win, hold %, theoretical win per
+    wager kind, the standard deviation of the win for the hands played and a flag (naming the
+    hands that contributed most) outside the 95% interval; the rake for player-banked games.
+    Columns: the period, month to date, year to date (COMAR 36.05.03.25). Exit status 1 when a
+    column is flagged."""
+    from ledger.cli.projections import catch_up
+    from projections.queries import ReadModel
+    from projections.reports.hold import hold_report
+
+    chosen = _period(day, first, last, month)
+    with ledger_app(database_url) as ledger:
+        catch_up(ledger)
+        report = hold_report(ReadModel(ledger), chosen, table)
+    flagged = any(c["flagged"] for t in report["tables"] for c in t["columns"])
+    if as_json:
+        typer.echo(json.dumps(report, indent=2))
+    else:
+        for t in report["tables"]:
+            typer.echo(f"{t['table']} ({t['game']}, {t['currency']})")
+            for c in t["columns"]:
+                expected = c.get("theoretical_win_minor", c.get("expected_rake_minor"))
+                actual = c["win_minor"] if "theoretical_win_minor" in c else c["rake_minor"]
+                what = "win" if "theoretical_win_minor" in c else "rake"
+                low, high = c["interval_minor"]
+                typer.echo(
+                    f"  {c['label']:<14} {c['from']}..{c['to']}  hands {c['hands']:>6}  "
+                    f"handle {_money(c['handle_minor'])}  drop {_money(c['drop_minor'])}  "
+                    f"{what} {_money(actual)}  hold {c['hold_pct'] or '-'}%  expected "
+                    f"{_money(expected)} (95%: {_money(low)} .. {_money(high)}, z {c['z']})"
+                    + ("  FLAGGED" if c["flagged"] else ""))
+                for h in c["flag_hands"]:
+                    amount = h.get("house_result_minor", h.get("rake_minor"))
+                    typer.echo(f"      hand {h['table']} #{h['hand_no']} ({h['gaming_day']}): "
+                               f"{what} {_money(amount)}")
+    if flagged:
+        raise typer.Exit(1)
+
+
+@report_app.command("players")
+def players(
+    day: str | None = DAY, first: str | None = FROM, last: str | None = TO,
+    month: str | None = MONTH,
+    player: str | None = typer.Option(None, "--player", help="Only this player."),
+    as_json: bool = JSON,
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """Player ratings across tables: hands, time at the tables, average wager, handle,
+    theoretical and actual win (what the tables won from the player)."""
+    from ledger.cli.projections import catch_up
+    from projections.queries import ReadModel
+    from projections.reports.players import player_report
+
+    chosen = _period(day, first, last, month)
+    with ledger_app(database_url) as ledger:
+        catch_up(ledger)
+        report = player_report(ReadModel(ledger), chosen, player)
+    if as_json:
+        typer.echo(json.dumps(report, indent=2))
+        return
+    typer.echo(f"{'player':<16} {'tables':>6} {'hands':>6} {'minutes':>8} {'avg wager':>10} "
+               f"{'handle':>12} {'theo win':>10} {'actual win':>11}")
+    for p in report["players"]:
+        typer.echo(f"{p['player']:<16} {p['tables']:>6} {p['hands']:>6} "
+                   f"{p['seconds'] / 60:>8.1f} {_money(p['average_wager_minor']):>10} "
+                   f"{_money(p['handle_minor']):>12} {_money(p['theoretical_win_minor']):>10} "
+                   f"{_money(p['actual_win_minor']):>11}")
+
+
+@app.command("hands")
+def hands(
+    player: str = typer.Option(..., "--player", help="The player's id."),
+    first: str | None = FROM, last: str | None = TO,
+    table: str | None = typer.Option(None, "--table", help="Only this table."),
+    limit: int = typer.Option(100, "--limit", min=1, max=10_000),
+    as_json: bool = JSON,
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """The hands a player took part in, across tables, oldest first (with --from/--to: the
+    gaming days in between)."""
+    from ledger.cli.projections import catch_up
+    from projections.queries import ReadModel
+    from projections.reports.players import player_hands
+
+    chosen = None if first is None and last is None else _period(None, first, last, None)
+    with ledger_app(database_url) as ledger:
+        catch_up(ledger)
+        rows = player_hands(ReadModel(ledger), player, chosen, table, limit)
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    for r in rows:
+        typer.echo(f"{r['table_code']} #{r['hand_no']}  {r['gaming_day']}  seat {r['seat']}  "
+                   f"{r['status']}  wagered {_money(r['wagered_minor'])}  result "
+                   f"{_money(r['net_minor'])}")
+    typer.echo(f"{len(rows)} hands")

@@ -1,0 +1,161 @@
+"""The paytable report: a configuration's mathematics, cached by the configuration's digest.
+
+The mathematics of a configuration is a pure function of the game's rules and the configuration,
+so it is keyed by ``digest = SHA-256(game, canonical configuration JSON, MATH_VERSION)`` and
+computed at most once per digest:
+
+- never on the command path: opening a table or changing its configuration appends events and
+  returns; nothing there waits for the mathematics;
+- on demand (``ledger report paytable``, ``GET /tables/{code}/paytable``, the hold report), in
+  the reader's process, which keeps it in memory and writes it to ``report_math`` in the
+  ledger's database (digest, game, version, when, seconds, figures), so every later reader, in
+  any process, reads it back. A reader that may not write (a read-only role) computes and
+  shows it without storing it.
+
+The report of a table lists every configuration version with its approver, reason and digest
+beside the figures of that digest, so the approved mathematics sits next to the approval. A
+configuration changed back to an earlier one has the earlier digest and reuses its figures.
+``MATH_VERSION`` changes when the computation does: older rows are then ignored, not trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
+from typing import Any
+
+from ledger.games.registry import get_game
+from ledger.tablestate import validate_config
+from projections.db import Store
+
+MATH_VERSION = "1"
+CACHE_DDL = (
+    "CREATE TABLE IF NOT EXISTS {report_math} (digest TEXT PRIMARY KEY, game TEXT NOT NULL, "
+    "math_version TEXT NOT NULL, computed_at TEXT NOT NULL, seconds TEXT NOT NULL, "
+    "result_json TEXT NOT NULL)"
+)
+SIMULATED_HANDS = {"caribbean-stud": 100_000, "high-card-flush": 20_000}
+_MEMORY: dict[str, dict[str, Any]] = {}
+
+
+def decimal(value: Fraction | float | int, places: int = 8) -> str:
+    """An exact rational as fixed-point text, rounded half up."""
+    fraction = Fraction(value)
+    exact = Decimal(fraction.numerator) / Decimal(fraction.denominator)
+    return format(exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP), "f")
+
+
+def config_digest(game: str, config: Mapping[str, Any]) -> str:
+    canonical = json.dumps({"game": game, "config": config, "math": MATH_VERSION},
+                           sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def normalised(game: str, config: Mapping[str, Any]) -> dict[str, Any]:
+    """The configuration with every default filled in (``invalid_config`` if it is not one)."""
+    model = validate_config(get_game(game), {"game": game, **config})
+    data: dict[str, Any] = model.model_dump(mode="json")
+    return data
+
+
+def compute(game: str, config: Mapping[str, Any]) -> dict[str, Any]:
+    """The figures of one configuration (JSON-ready), without any cache."""
+    started = time.perf_counter()
+    full = normalised(game, config)
+    digest = config_digest(game, full)
+    if game == "caribbean-stud":
+        from projections.reports.caribbean_report import caribbean_figures
+
+        figures = caribbean_figures(full, digest)
+    elif game == "high-card-flush":
+        from projections.reports.hcf_report import hcf_figures
+
+        figures = hcf_figures(full, digest)
+    else:
+        figures = {"kind": "rake", "note": "the players bank the game (nobody does): the house "
+                   "takes only the fee or rake; see the rake section of the table's report"}
+    return {"game": game, "digest": digest, "math_version": MATH_VERSION,
+            "seconds": f"{time.perf_counter() - started:.1f}", **figures}
+
+
+def mathematics(store: Store | None, game: str, config: Mapping[str, Any]) -> dict[str, Any]:
+    """The figures of a configuration: from memory, from ``report_math``, or computed now (and
+    stored when the reader may write)."""
+    full = normalised(game, config)
+    digest = config_digest(game, full)
+    found = _MEMORY.get(digest)
+    if found is not None:
+        return found
+    if store is not None:
+        found = _read(store, digest)
+        if found is not None:
+            _MEMORY[digest] = found
+            return found
+    result = compute(game, full)
+    result["computed_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    _MEMORY[digest] = result
+    if store is not None:
+        _write(store, result)
+    return result
+
+
+def _read(store: Store, digest: str) -> dict[str, Any] | None:
+    try:
+        with store.transaction(commit=False) as tx:
+            if not store.exists(tx, "report_math"):
+                return None
+            row = tx.fetchone("SELECT result_json FROM {report_math} WHERE digest = ? AND "
+                              "math_version = ?", (digest, MATH_VERSION))
+    except Exception:
+        return None
+    if row is None:
+        return None
+    value: dict[str, Any] = json.loads(row["result_json"])
+    return value
+
+
+def _write(store: Store, result: dict[str, Any]) -> None:
+    try:
+        with store.transaction() as tx:
+            tx.execute(CACHE_DDL)
+            tx.execute("INSERT INTO {report_math} (digest, game, math_version, computed_at, "
+                       "seconds, result_json) VALUES (?,?,?,?,?,?) ON CONFLICT (digest) DO "
+                       "NOTHING", (result["digest"], result["game"], MATH_VERSION,
+                                   result["computed_at"], result["seconds"],
+                                   json.dumps(result, separators=(",", ":"))))
+    except Exception:
+        return
+
+
+def table_report(model: Any, code: str) -> dict[str, Any]:
+    """The paytable report of a table: every configuration version with its approval and
+    digest, the current configuration's figures, and for player-banked and pooled games the
+    rake from the recorded hands."""
+    from projections.reports.rake_report import rake_figures
+
+    table = model.table(code)
+    history = []
+    for row in model.table_configs(table["table_code"]):
+        full = normalised(table["game"], row["config"])
+        history.append({"config_version": row["config_version"], "at": row["at"],
+                        "approver": row["approver"], "reason": row["reason"],
+                        "digest": config_digest(table["game"], full)})
+    current = model.table_configs(table["table_code"])[-1]["config"]
+    figures = mathematics(model.store, table["game"], current)
+    for entry in history:
+        cached = _MEMORY.get(entry["digest"]) or _read(model.store, entry["digest"])
+        entry["computed"] = cached is not None
+        if cached is not None and cached.get("kind") == "house-banked":
+            optimal = cached["strategies"][0]
+            entry["house_edge"] = optimal["house_edge"]
+    report: dict[str, Any] = {"table": table["table_code"], "game": table["game"],
+                              "currency": table["currency"], "configs": history,
+                              "mathematics": figures}
+    if table["game"] != "caribbean-stud":
+        report["rake"] = rake_figures(model, table["table_code"], table["game"], current)
+    return report

@@ -1,0 +1,127 @@
+"""Player ratings: per player over a period, across tables, what a host is shown; and the hands
+of one player.
+
+Per player (and per table under it): ``hands`` settled, ``tables``, ``seconds`` at the tables
+(per table and gaming day, from the first hand's start to the last hand's end, summed),
+``handle_minor`` (every wager; fees are not wagers), ``average_wager_minor`` (handle / hands),
+``theoretical_win_minor`` and ``actual_win_minor`` (what the table won from the player: minus the
+player's result over those hands). The theoretical win is the house edge of each wager at the
+table's configuration (Caribbean Stud: the optimal strategy's edge on the Ante, the house's
+expected share of the jackpot side wager); in games the players bank it is the fee or rake the
+player is expected to pay (the hand's rake shared among its players).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from projections.reports.hold import FEES
+from projections.reports.paytable import mathematics
+from projections.reports.periods import Period
+
+
+def _edges(model: Any, code: str, game: str) -> dict[str, float]:
+    if game != "caribbean-stud":
+        return {}
+    config = model.table_configs(code)[-1]["config"]
+    figures = mathematics(model.store, game, config)
+    return {"ante": float(figures["strategies"][0]["house_edge"]),
+            "jackpot": float(figures["jackpot"]["house_share_expected_per_wager"])}
+
+
+def player_report(model: Any, chosen: Period, player: str | None = None) -> dict[str, Any]:
+    where = "s.status = 'settled' AND s.gaming_day >= ? AND s.gaming_day <= ?"
+    params: list[Any] = [chosen.first, chosen.last]
+    if player is not None:
+        where += " AND s.player = ?"
+        params.append(player)
+    rows = model.store.fetchall(
+        "SELECT s.table_code, s.hand_no, s.player, s.game, s.gaming_day, s.started_at, "
+        "s.ended_at, s.wagered_minor, s.net_minor, s.kinds_json, h.rake_minor, h.players "
+        "FROM {proj_seat_hands} s JOIN {proj_hands} h ON h.table_code = s.table_code AND "
+        f"h.hand_no = s.hand_no WHERE {where} ORDER BY s.player, s.table_code, s.hand_no",
+        tuple(params))
+    edges: dict[str, dict[str, float]] = {}
+    players: dict[str, dict[str, Any]] = {}
+    sessions: dict[tuple[str, str, str], list[str]] = {}
+    for row in rows:
+        code = row["table_code"]
+        if code not in edges:
+            edges[code] = _edges(model, code, row["game"])
+        kinds = json.loads(row["kinds_json"])
+        handle = sum(v for k, v in kinds.items() if k not in FEES)
+        if edges[code]:
+            theo = sum(edges[code].get(k, 0.0) * v for k, v in kinds.items())
+        else:
+            theo = int(row["rake_minor"]) / max(int(row["players"]), 1)
+        entry = players.setdefault(row["player"], {"player": row["player"], "tables": {}})
+        per_table = entry["tables"].setdefault(code, _blank(code, row["game"]))
+        per_table["hands"] += 1
+        per_table["handle_minor"] += handle
+        per_table["theoretical"] += theo
+        per_table["actual_win_minor"] -= int(row["net_minor"])
+        span = sessions.setdefault((row["player"], code, row["gaming_day"]),
+                                   [row["started_at"], row["ended_at"] or row["started_at"]])
+        span[1] = max(span[1], row["ended_at"] or row["started_at"])
+    for (name, code, _), (start, end) in sessions.items():
+        players[name]["tables"][code]["seconds"] += _seconds(start, end)
+    out = []
+    for entry in players.values():
+        tables = [_finish(t) for t in entry["tables"].values()]
+        total = _blank("", "")
+        for t in tables:
+            for key in ("hands", "handle_minor", "actual_win_minor", "seconds"):
+                total[key] += t[key]
+            total["theoretical"] += t["theoretical_win_minor"]
+        total = _finish(total)
+        out.append({"player": entry["player"], "tables": len(tables),
+                    **{k: v for k, v in total.items() if k not in ("table", "game")},
+                    "by_table": tables})
+    return {"period": chosen.as_dict(), "players": out}
+
+
+def _blank(code: str, game: str) -> dict[str, Any]:
+    return {"table": code, "game": game, "hands": 0, "seconds": 0, "handle_minor": 0,
+            "theoretical": 0.0, "actual_win_minor": 0}
+
+
+def _finish(t: dict[str, Any]) -> dict[str, Any]:
+    theo = t.pop("theoretical")
+    t["theoretical_win_minor"] = round(theo)
+    t["average_wager_minor"] = round(t["handle_minor"] / t["hands"]) if t["hands"] else 0
+    return t
+
+
+def _seconds(start: str, end: str) -> int:
+    fmt = "%Y-%m-%dT%H:%M:%S.%fZ"
+    return max(0, round((datetime.strptime(end, fmt) - datetime.strptime(start, fmt))
+                        .total_seconds()))
+
+
+def player_hands(model: Any, player: str, chosen: Period | None = None,
+                 table: str | None = None, limit: int = 100,
+                 offset: int = 0) -> list[dict[str, Any]]:
+    """The hands a player took part in, oldest first: table, hand, day, times, seat, status,
+    wagered, the player's result and the hand's rules."""
+    where = "s.player = ?"
+    params: list[Any] = [player]
+    if chosen is not None:
+        where += " AND s.gaming_day >= ? AND s.gaming_day <= ?"
+        params += [chosen.first, chosen.last]
+    if table is not None:
+        where += " AND s.table_code = ?"
+        params.append(model.table(table)["table_code"])
+    limit = max(0, min(int(limit), 10_000))
+    rows = model.store.fetchall(
+        "SELECT s.table_code, s.hand_no, s.game, s.gaming_day, s.started_at, s.ended_at, "
+        "s.status, s.seat, s.wagered_minor, s.net_minor, s.kinds_json, h.rules FROM "
+        "{proj_seat_hands} s JOIN {proj_hands} h ON h.table_code = s.table_code AND "
+        f"h.hand_no = s.hand_no WHERE {where} ORDER BY s.started_at, s.table_code, s.hand_no "
+        f"LIMIT {limit} OFFSET {max(0, int(offset))}", tuple(params))
+    for row in rows:
+        row["wagers"] = json.loads(row.pop("kinds_json"))
+        row["rules"] = [r for r in row["rules"].split(",") if r]
+        row["player"] = player
+    return list(rows)

@@ -1,0 +1,64 @@
+"""The house's take of player-banked and pooled games: the fee or rake per hand (HCF-13,
+CHP-11, STUD8-11), from the table's rake policy and its recorded hands.
+
+The rake of a hand is a function of the policy and of the hand (who took part, the pots), so the
+expected rake per hand is the mean, over the table's settled hands, of what the policy took
+(each recorded rake line is the policy's, re-decided by the audit); its standard deviation per
+hand is what the hold report scales to a period's hands.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from projections.reports.paytable import decimal
+
+
+def policy_text(game: str, config: dict[str, Any]) -> str:
+    if game == "high-card-flush":
+        rake = config.get("rake", {})
+        who = {"i": "every player and the DP", "ii": "every player, not the DP",
+               "iii": "the DP only, one fee"}[rake.get("method", "i")]
+        return f"HCF-13: a fee of {rake.get('fee', 0)} minor units per hand from {who}"
+    if game == "chinese-poker":
+        return f"CHP-11: a fee of {config.get('fee', 0)} minor units per player per hand"
+    if game == "stud-hilo":
+        cap = config.get("rake_cap")
+        return (f"STUD8-11: {config.get('rake_bps', 0)} bps of the pot"
+                f"{'' if cap is None else f', at most {cap} minor units'}, none when the hand "
+                "ends on third street")
+    return "no rake"
+
+
+def rake_stats(model: Any, code: str, first_day: str | None = None,
+               last_day: str | None = None) -> dict[str, Any]:
+    """Settled hands, their rake's sum, mean and standard deviation per hand, and the mean
+    number of players, over the days given (all days by default)."""
+    where = "table_code = ? AND status = 'settled'"
+    params: list[Any] = [code]
+    if first_day is not None:
+        where += " AND gaming_day >= ?"
+        params.append(first_day)
+    if last_day is not None:
+        where += " AND gaming_day <= ?"
+        params.append(last_day)
+    row = model.store.fetchone(
+        "SELECT COUNT(*) AS hands, COALESCE(SUM(rake_minor), 0) AS rake, "
+        "COALESCE(SUM(rake_minor * rake_minor), 0) AS squares, COALESCE(SUM(players), 0) AS "
+        f"players FROM {{proj_hands}} WHERE {where}", tuple(params))
+    assert row is not None
+    hands, rake, squares = int(row["hands"]), int(row["rake"]), int(row["squares"])
+    mean = rake / hands if hands else 0.0
+    variance = (squares / hands - mean * mean) if hands else 0.0
+    return {"hands": hands, "rake_minor": rake, "mean_minor": mean,
+            "sd_minor": max(variance, 0.0) ** 0.5,
+            "mean_players": int(row["players"]) / hands if hands else 0.0}
+
+
+def rake_figures(model: Any, code: str, game: str, config: dict[str, Any]) -> dict[str, Any]:
+    stats = rake_stats(model, code)
+    return {"policy": policy_text(game, config), "recorded_hands": stats["hands"],
+            "rake_minor": stats["rake_minor"],
+            "expected_per_hand_minor": decimal(stats["mean_minor"], 2),
+            "sd_per_hand_minor": decimal(stats["sd_minor"], 2),
+            "mean_players": decimal(stats["mean_players"], 2)}
