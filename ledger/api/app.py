@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ledger import __version__
-from ledger.api import admin, audit, commands, errors, reads, tables
+from ledger.api import admin, audit, commands, errors, reads, reports, tables  # noqa: F401 - reports adds its routes to reads.router
 from ledger.api.auth import Principal, plain_parameters, principal
 from ledger.api.metrics import CONTENT_TYPE, Metrics
 from ledger.application import LedgerApp

@@ -115,12 +115,23 @@ def hands(
     day: QueryDay = None,
     game: str | None = Query(None, max_length=40),
     status: str | None = Query(None, max_length=40),
+    player: str | None = Query(None, min_length=1, max_length=64),
+    first: str | None = Query(None, alias="from", pattern=DAY_PATTERN),
+    last: str | None = Query(None, alias="to", pattern=DAY_PATTERN),
     limit: int = LIMIT,
     offset: int = OFFSET,
     _: Principal = Depends(require("auditor")),  # noqa: B008
     read: ReadModel = Depends(reads),  # noqa: B008
 ) -> Rows:
-    """Summaries without cards, by table then hand number."""
+    """Summaries without cards, by table then hand number. With ``player``: that player's
+    hands across tables, oldest first, with the seat, the wagers by kind and the player's
+    result (``from``/``to`` bound the gaming days)."""
+    if player is not None:
+        from projections.reports.periods import period
+        from projections.reports.players import player_hands
+
+        chosen = None if first is None and last is None else period(None, first, last)
+        return player_hands(read, player, chosen, table, limit, offset)
     return read.hands(table=table, day=day, game=game, status=status, limit=limit,
                       offset=offset)
 

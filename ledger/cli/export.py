@@ -21,20 +21,44 @@ OUT_OPTION = typer.Option(Path("out"), "--out", help="Directory to write into.")
 
 @export_app.command("accounting")
 def accounting(
-    day: str = typer.Option(..., "--day", help="Gaming day (YYYY-MM-DD)."),
+    day: str | None = typer.Option(None, "--day", help="Gaming day (YYYY-MM-DD)."),
+    first: str | None = typer.Option(None, "--from", help="First gaming day (xlsx, with --to)."),
+    last: str | None = typer.Option(None, "--to", help="Last gaming day (xlsx, with --from)."),
+    month: str | None = typer.Option(None, "--month", help="A month, YYYY-MM (xlsx)."),
+    fmt: str = typer.Option("csv", "--format", help="csv (CSV and JSON Lines of one day) or "
+                            "xlsx (one workbook of a day or period, a sheet per dataset)."),
     out: Path = OUT_OPTION,
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Write accounting-D, rake-D, jackpot-D, bankrolls-D and dp-results-D, each as .csv
     (UTF-8 with BOM, one header row, amounts in currency units with two decimals) and .jsonl
-    (the same columns, amounts as "12.50" strings). The projections are brought up to date
-    first."""
+    (the same columns, amounts as "12.50" strings). With --format xlsx: one workbook for the
+    day (--day), a range (--from/--to) or a month (--month), a sheet per dataset (accounting,
+    hold, rake, jackpot, dp-results, players, and bankrolls for a day), amounts as numbers with
+    the currency's decimals and days as dates. The projections are brought up to date first."""
+    from ledger.cli.common import fail
     from ledger.cli.projections import catch_up
+    from ledger.errors import InvalidInput
     from projections.context import parse_day
     from projections.exports.accounting import export_accounting
     from projections.queries import ReadModel
+    from projections.reports.periods import period
 
+    kind = fmt.lower()
+    if kind not in ("csv", "xlsx"):
+        fail(InvalidInput("invalid_format", f"unknown format {fmt!r}: csv or xlsx"))
     with ledger_app(database_url) as ledger:
+        chosen = period(day, first, last, month)
+        if kind == "xlsx":
+            from projections.exports.workbook import export_workbook
+
+            catch_up(ledger)
+            path, sheets = export_workbook(ReadModel(ledger), chosen, out)
+            typer.echo(f"{path}  " + ", ".join(f"{k} {v} rows" for k, v in sheets.items()))
+            return
+        if day is None:
+            fail(InvalidInput("invalid_period", "the CSV files are per day: give --day D (a "
+                              "period needs --format xlsx)"))
         day = parse_day(day)
         catch_up(ledger)
         written = export_accounting(ReadModel(ledger), day, out)

@@ -1,0 +1,60 @@
+"""Report endpoints: the paytable mathematics of a table, hold against theory, player ratings.
+
+They translate only: the reports are :mod:`projections.reports`. A period is exactly one of
+``day``, ``from`` + ``to`` or ``month`` (``invalid_period``, ``invalid_day``,
+``invalid_month`` otherwise).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Depends, Query
+
+from ledger.api.auth import Principal, require
+from ledger.api.commands import CODE_PATH
+from ledger.api.reads import DAY_PATTERN, MONEY, TABLE, QueryDay, _get, reads, router
+from projections.queries import ReadModel
+from projections.reports.hold import hold_report
+from projections.reports.paytable import table_report
+from projections.reports.periods import period
+from projections.reports.players import player_report
+
+FROM = Query(None, alias="from", pattern=DAY_PATTERN, description="First gaming day.")
+TO = Query(None, alias="to", pattern=DAY_PATTERN, description="Last gaming day.")
+MONTH = Query(None, pattern=r"^\d{4}-\d{2}$", description="A month, YYYY-MM.")
+PLAYER = Query(None, min_length=1, max_length=64, description="A player's id.")
+REPORTS = ("auditor", "accounting", "admin")
+
+
+@_get("/tables/{code}/paytable", "The mathematics of a table's configuration", REPORTS)
+def paytable(
+    code: str = CODE_PATH,
+    _: Principal = Depends(require(*REPORTS)),  # noqa: B008
+    read: ReadModel = Depends(reads),  # noqa: B008
+) -> dict[str, Any]:
+    """Every configuration version with its approval and digest, the current configuration's
+    exact figures (computed on the first request for a configuration, then cached by its
+    digest) and, for player-banked games, the rake."""
+    return table_report(read, code)
+
+
+@_get("/reports/hold", "Expected against actual hold, with 95% flags", MONEY)
+def hold(
+    table: str | None = TABLE, day: QueryDay = None, first: str | None = FROM,
+    last: str | None = TO, month: str | None = MONTH,
+    _: Principal = Depends(require(*MONEY)),  # noqa: B008
+    read: ReadModel = Depends(reads),  # noqa: B008
+) -> dict[str, Any]:
+    """Per table: the period, month to date and year to date (COMAR 36.05.03.25)."""
+    return hold_report(read, period(day, first, last, month), table)
+
+
+@_get("/reports/players", "Player ratings across tables", MONEY)
+def players(
+    player: str | None = PLAYER, day: QueryDay = None, first: str | None = FROM,
+    last: str | None = TO, month: str | None = MONTH,
+    _: Principal = Depends(require(*MONEY)),  # noqa: B008
+    read: ReadModel = Depends(reads),  # noqa: B008
+) -> dict[str, Any]:
+    return player_report(read, period(day, first, last, month), player)
