@@ -132,7 +132,8 @@ def export_workbook(read: ReadModel, chosen: Period, out: str | Path) -> tuple[P
     directory = output_dir(out)
     currency = {t["table_code"]: t["currency"] for t in read.tables()}
     book = Workbook()
-    book.remove(book.active)  # type: ignore[arg-type]
+    for sheet in list(book.worksheets):  # the empty default sheet
+        book.remove(sheet)
 
     def fill(title: str, columns: Sequence[tuple[str, str]],
              rows: Iterable[dict[str, Any]]) -> None:
