@@ -1,0 +1,185 @@
+"""Reports on both stores: hold against theory with its flag, periods (day, month to date, year
+to date), player ratings, the hands of a player, and the accounting workbook read back with
+openpyxl.
+
+Hands are played on a recorded Caribbean Stud table (CSP-4: the cards decide), at chosen
+moments: the application's clock is set per hand, so gaming days of several months exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from ledger.application import LedgerApp
+from ledger.cards import parse_cards
+from ledger.commands import (
+    Act,
+    BuyIn,
+    DealCards,
+    OpenTable,
+    PlaceWager,
+    Reveal,
+    SeatPlayer,
+    Settle,
+    StartHand,
+)
+from ledger.errors import InvalidInput
+from projections.exports.workbook import export_workbook
+from projections.queries import ReadModel
+from projections.reports.hold import hold_report
+from projections.reports.periods import period
+from projections.reports.players import player_hands, player_report
+from projections.runner import Runner
+
+ROYAL = "As Ks Qs Js Ts"
+FLUSH = "2h 6h 9h Jh Kh"
+LOSER = "2d 4c 7s 9c Qd"
+OTHER_LOSER = "3c 5d 7c 9s Jc"
+DEALER = "8c 8d 3h 5s Kc"  # a pair of eights: the dealer qualifies (CSP-3)
+
+
+class Clock:
+    moment = datetime(2026, 3, 14, 20, 0, tzinfo=UTC)
+
+    @classmethod
+    def now(cls, tz: object = None) -> datetime:
+        return cls.moment
+
+
+@pytest.fixture
+def app(store_settings: object, monkeypatch: pytest.MonkeyPatch) -> Iterator[LedgerApp]:
+    monkeypatch.setattr("ledger.application.datetime", Clock)
+    ledger = LedgerApp(store_settings)  # type: ignore[arg-type]
+    Clock.moment = datetime(2025, 12, 1, 20, 0, tzinfo=UTC)
+    ledger.execute(OpenTable(command_id="open", table="CSP-1", game="caribbean-stud",
+                             config={"card_source": "recorded"}, timezone="UTC"))
+    for seat, player in ((1, "alice"), (2, "bob")):
+        ledger.execute(SeatPlayer(command_id=f"seat-{seat}", table="CSP-1", seat=seat,
+                                  player=player))
+        ledger.execute(BuyIn(command_id=f"buy-{seat}", table="CSP-1", seat=seat,
+                             amount=40_000))
+    yield ledger
+    ledger.close()
+
+
+def play(app: LedgerApp, when: datetime, first: str, n: int) -> None:
+    """One hand at ``when``: seat 1 holds ``first``, seat 2 a losing hand; both play."""
+    Clock.moment = when
+    app.execute(StartHand(command_id=f"h{n}", table="CSP-1"))
+    for seat in (1, 2):
+        app.execute(PlaceWager(command_id=f"w{n}-{seat}", table="CSP-1", seat=seat, kind="ante",
+                               amount=1_000))
+    app.execute(DealCards(command_id=f"d{n}", table="CSP-1", cards={
+        "1": parse_cards(first), "2": parse_cards(LOSER), "dealer": parse_cards(DEALER)}))
+    for seat in (1, 2):
+        app.execute(Act(command_id=f"a{n}-{seat}", table="CSP-1", seat=seat, action="play"))
+    app.execute(Reveal(command_id=f"r{n}", table="CSP-1"))
+    app.execute(Settle(command_id=f"s{n}", table="CSP-1"))
+
+
+def at(day: str, hour: int = 20) -> datetime:
+    return datetime.fromisoformat(f"{day}T{hour:02d}:00:00+00:00")
+
+
+def test_a_day_pushed_outside_its_interval_is_flagged_and_names_its_hands(
+        app: LedgerApp) -> None:
+    """Royal flushes against a qualifying dealer (CSP-4, 100-1 on the Play) on one day: the
+    house's loss is far outside the 95% interval of its theoretical win; the flag names those
+    hands. Another day of ordinary hands is not flagged."""
+    for n in range(1, 4):
+        play(app, at("2026-03-13"), FLUSH if n == 1 else OTHER_LOSER, n)
+    for n in range(4, 7):
+        play(app, at("2026-03-14"), ROYAL if n != 5 else FLUSH, n)
+    Runner(app).catch_up()
+    model = ReadModel(app)
+    report = hold_report(model, period(day="2026-03-14"))
+    (table,) = report["tables"]
+    day, month, year = table["columns"]
+    assert (day["label"], month["label"], year["label"]) == ("day", "month_to_date",
+                                                             "year_to_date")
+    assert day["hands"] == 3 and month["hands"] == 6 and year["hands"] == 6
+    assert day["handle_by_kind"] == {"ante": 6_000, "play": 12_000}
+    # House: two royals (-1,000 - 200,000 each), one flush (-11,000), three losing seats.
+    assert day["win_minor"] == 2 * -201_000 - 11_000 + 3 * 3_000
+    assert day["drop_minor"] == 0 and month["drop_minor"] == 0
+    assert day["theoretical_by_kind"]["ante"] == round(0.0522430577 * 6_000)
+    assert day["flagged"] and float(day["z"]) < -1.96
+    flagged = [h["hand_no"] for h in day["flag_hands"]]
+    assert flagged[:2] == [4, 6]  # the two royal flushes: the largest house losses
+    ordinary = hold_report(model, period(day="2026-03-13"))["tables"][0]["columns"][0]
+    assert ordinary["hands"] == 3 and not ordinary["flag_hands"]
+
+
+def test_periods_players_and_the_workbook(app: LedgerApp, tmp_path: Path) -> None:
+    play(app, at("2025-12-31"), FLUSH, 1)
+    play(app, at("2026-02-20"), FLUSH, 2)
+    play(app, at("2026-03-14"), FLUSH, 3)
+    play(app, at("2026-03-14", 22), FLUSH, 4)
+    Runner(app).catch_up()
+    model = ReadModel(app)
+
+    cols = hold_report(model, period(day="2026-03-14"))["tables"][0]["columns"]
+    assert [c["hands"] for c in cols] == [2, 2, 3]  # day, MTD, YTD (2025-12-31 is last year)
+    february = hold_report(model, period(month="2026-02"))["tables"][0]["columns"]
+    assert (february[0]["from"], february[0]["to"], february[0]["hands"]) == (
+        "2026-02-01", "2026-02-28", 1)
+    ranged = hold_report(model, period(first="2025-12-01", last="2026-03-13"))
+    assert ranged["tables"][0]["columns"][0]["hands"] == 2
+
+    ratings = player_report(model, period(first="2026-01-01", last="2026-03-31"))
+    by_player = {p["player"]: p for p in ratings["players"]}
+    alice, bob = by_player["alice"], by_player["bob"]
+    assert alice["hands"] == bob["hands"] == 3
+    assert alice["handle_minor"] == 3 * 3_000 and alice["average_wager_minor"] == 3_000
+    assert alice["actual_win_minor"] == -3 * 11_000  # a flush: Ante 1-1, Play 5-1 (CSP-4)
+    assert bob["actual_win_minor"] == 3 * 3_000
+    assert alice["theoretical_win_minor"] == round(0.0522430577 * 3_000)
+    assert alice["seconds"] == 2 * 3600  # 20:00 to 22:00 on 2026-03-14
+    hands = player_hands(model, "alice", period(first="2026-02-01", last="2026-03-31"))
+    assert [(h["table_code"], h["hand_no"], h["net_minor"]) for h in hands] == [
+        ("CSP-1", 2, 11_000), ("CSP-1", 3, 11_000), ("CSP-1", 4, 11_000)]
+    assert hands[0]["wagers"] == {"ante": 1_000, "play": 2_000}
+
+    path, sheets = export_workbook(model, period(day="2026-03-14"), tmp_path)
+    assert path.name == "accounting-2026-03-14.xlsx"
+    assert sheets["accounting"] == 1 and sheets["hold"] == 3
+    book = openpyxl.load_workbook(path)
+    assert book.sheetnames == ["accounting", "hold", "rake", "jackpot", "dp-results",
+                               "players", "bankrolls"]
+    sheet = book["accounting"]
+    header = [c.value for c in sheet[1]]
+    row = dict(zip(header, [c.value for c in sheet[2]], strict=True))
+    assert row["table"] == "CSP-1" and row["hands_settled"] == 2
+    assert row["gaming_day"] == datetime(2026, 3, 14)
+    assert sheet.cell(row=2, column=header.index("gaming_day") + 1).number_format == "yyyy-mm-dd"
+    assert row["house_win"] == pytest.approx(2 * (-11_000 + 3_000) / 100)
+    win_cell = sheet.cell(row=2, column=header.index("house_win") + 1)
+    assert isinstance(win_cell.value, int | float) and win_cell.number_format == "#,##0.00"
+    hold = book["hold"]
+    labels = [r[3] for r in hold.iter_rows(min_row=2, values_only=True)]
+    assert labels == ["day", "month_to_date", "year_to_date"]
+    players = {r[0]: r for r in book["players"].iter_rows(min_row=2, values_only=True)}
+    assert players["bob"][9] == pytest.approx(2 * 30.0)  # actual win from bob, in euros
+    month_book, _ = export_workbook(model, period(month="2026-03"), tmp_path)
+    assert month_book.name == "accounting-2026-03.xlsx"
+    assert "bankrolls" not in openpyxl.load_workbook(month_book).sheetnames
+
+
+@pytest.mark.parametrize(("kwargs", "code"), [
+    ({}, "invalid_period"),
+    ({"day": "2026-03-14", "month": "2026-03"}, "invalid_period"),
+    ({"first": "2026-03-14"}, "invalid_period"),
+    ({"first": "2026-03-14", "last": "2026-03-01"}, "invalid_period"),
+    ({"month": "2026-13"}, "invalid_month"),
+    ({"day": "2026-02-30"}, "invalid_day"),
+    ({"first": "1990-01-01", "last": "2026-01-01"}, "invalid_period"),
+])
+def test_bad_periods_are_refused_with_a_code(kwargs: dict[str, str], code: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        period(**kwargs)
+    assert caught.value.code == code
