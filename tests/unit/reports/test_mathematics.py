@@ -17,6 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 from itertools import combinations
 from math import comb
+from typing import Any
 
 import numpy as np
 import pytest
@@ -30,18 +31,18 @@ from projections.reports.mathematics.caribbean_counts import DEALER_HANDS, deale
 
 
 @pytest.fixture(scope="module")
-def csp_exact() -> dict[str, object]:
+def csp_exact() -> dict[str, Any]:
     return csp_math.exact(CaribbeanConfig())
 
 
-def test_csp_optimal_strategy_matches_the_published_figures(csp_exact: dict[str, object]) -> None:
-    optimal = csp_exact["strategies"]["optimal"]  # type: ignore[index]
+def test_csp_optimal_strategy_matches_the_published_figures(csp_exact: dict[str, Any]) -> None:
+    optimal = csp_exact["strategies"]["optimal"]
     assert round(float(optimal["house_edge"]) * 100, 3) == 5.224
     assert round(float(optimal["element_of_risk"]) * 100, 3) == 2.555
     assert round(float(optimal["play_probability"]), 4) == 0.5223
     # Pinned exact values (the figures the report prints, six decimals).
     assert f"{float(optimal['house_edge']):.8f}" == "0.05224306"
-    simple = csp_exact["strategies"]  # type: ignore[index]
+    simple = csp_exact["strategies"]
     assert f"{float(simple['akj83']['house_edge']):.6f}" == "0.053163"
     assert f"{float(simple['always']['house_edge']):.6f}" == "0.166072"
     for name in ("akj83", "pair", "ak", "always"):
@@ -82,16 +83,16 @@ def test_csp_play_value_agrees_with_brute_force(player: str, up: str) -> None:
     assert fast == csp_math.brute_force_play_value(cards, up_card, odds)
 
 
-def test_csp_simulation_agrees(csp_exact: dict[str, object]) -> None:
+def test_csp_simulation_agrees(csp_exact: dict[str, Any]) -> None:
     simulated = csp_math.simulate(CaribbeanConfig(), 20_000, seed=11)
     for name, sim in simulated.items():
-        edge = float(csp_exact["strategies"][name]["house_edge"])  # type: ignore[index]
+        edge = float(csp_exact["strategies"][name]["house_edge"])
         assert abs(-sim["mean"] - edge) < 4 * sim["stderr"], name
 
 
-def test_csp_progressive_break_even(csp_exact: dict[str, object]) -> None:
+def test_csp_progressive_break_even(csp_exact: dict[str, Any]) -> None:
     """CSP-6/7: the return is linear in the meter and is 1 at the break-even meter."""
-    jackpot = csp_exact["jackpot"]  # type: ignore[index]
+    jackpot = csp_exact["jackpot"]
     lines = {line["line"]: line["probability"] for line in jackpot["lines"]}
     assert lines["royal_flush"] == Fraction(4, comb(52, 5))  # always played
     assert lines["flush"] == Fraction(5_108, comb(52, 5))
@@ -113,9 +114,9 @@ def _brute_force(deck: hcf_math.Deck, flush_pay: dict[int, int],
     total = 0
     dp_nq = flush_net = sf_net = 0
     by_flush: dict[tuple[int, tuple[int, ...]], list[int]] = {}
-    for p, (pf, ps, _, pbits) in info.items():
+    for pf, ps, _, pbits in info.values():
         group = by_flush.setdefault((pf.length, pf.ranks), [0, 0, 0, 0])
-        for d, (df, ds, dq, dbits) in info.items():
+        for df, ds, dq, dbits in info.values():
             if pbits & dbits:
                 continue
             total += 1
