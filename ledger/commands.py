@@ -8,6 +8,7 @@ is refused raises a coded :class:`~ledger.errors.LedgerError` and appends nothin
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
@@ -85,6 +86,48 @@ class CashOut(Command):
     amount: PositiveInt | None = None
 
 
+# --- the table's tray (house-banked tables) ----------------------------------------------
+
+MAX_DENOMINATIONS = 20
+MAX_CHIPS = 1_000_000
+MAX_DENOMINATION = 1_000_000_000
+
+
+class _TrayCommand(Command):
+    chips: dict[int, int] = Field(min_length=1, max_length=MAX_DENOMINATIONS)
+    """Chips by denomination: ``{"2500": 40, "500": 100}`` (denomination in minor units ->
+    how many chips)."""
+    signers: tuple[str, str]
+    """The two people who sign (INV-1..3), distinct actors known to the ledger."""
+
+    @model_validator(mode="after")
+    def _bounds(self) -> _TrayCommand:
+        for denomination, count in self.chips.items():
+            if not 1 <= denomination <= MAX_DENOMINATION:
+                raise ValueError(f"denomination {denomination} is outside 1..{MAX_DENOMINATION}")
+            if not 0 <= count <= MAX_CHIPS:
+                raise ValueError(f"{count} chips of {denomination}: a count is 0..{MAX_CHIPS}")
+        for signer in self.signers:
+            if not re.match(PLAYER_PATTERN, signer):
+                raise ValueError(f"signer {signer!r} is not an actor id (letters, digits, "
+                                 "_.@-, at most 64)")
+        return self
+
+
+class CountInventory(_TrayCommand):
+    """INV-1: the opening or closing count of the table's tray, by denomination."""
+
+    moment: Literal["opening", "closing"]
+
+
+class Fill(_TrayCommand):
+    """INV-2: chips brought from the cage to the table's tray."""
+
+
+class Credit(_TrayCommand):
+    """INV-3: chips returned from the table's tray to the cage."""
+
+
 # --- hand commands -------------------------------------------------------------------------
 
 
@@ -154,6 +197,9 @@ AnyCommand = (
     | Reveal
     | Settle
     | VoidHand
+    | CountInventory
+    | Fill
+    | Credit
 )
 
 _NAMES: dict[type[Command], str] = {
@@ -170,6 +216,9 @@ _NAMES: dict[type[Command], str] = {
     Reveal: "reveal",
     Settle: "settle",
     VoidHand: "void_hand",
+    CountInventory: "count_inventory",
+    Fill: "fill",
+    Credit: "credit",
 }
 COMMANDS_BY_NAME: dict[str, type[Command]] = {v: k for k, v in _NAMES.items()}
 

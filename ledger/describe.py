@@ -37,6 +37,12 @@ def describe(event: object) -> list[str]:
         ]
     if isinstance(event, r.ChipsCashedOut):
         return [f"seat {event.seat}: {event.player} cashes out {format_amount(event.amount)}"]
+    if isinstance(event, r.InventoryCounted | r.TableFilled | r.TableCredited):
+        what = (f"{event.moment} count" if isinstance(event, r.InventoryCounted)
+                else "fill" if isinstance(event, r.TableFilled) else "credit")
+        chips = ", ".join(f"{c.count} x {format_amount(c.denomination)}" for c in event.chips)
+        return [f"tray {what} {format_amount(event.amount)} ({chips}) signed by "
+                f"{' and '.join(event.signers)}" + _rule(event.rule)]
     if isinstance(event, r.HandStarted):
         seats = ", ".join(f"{e.seat} {e.player}" for e in event.seats)
         lines = [

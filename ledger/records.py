@@ -109,6 +109,44 @@ class ChipsCashedOut(Record):
 # --- hand records --------------------------------------------------------------------------
 
 
+class ChipCount(Record):
+    """Chips of one denomination (INV-1..3): ``denomination`` in minor units, ``count`` chips."""
+
+    denomination: PositiveInt
+    count: int
+
+
+class InventoryCounted(Record):
+    """INV-1: the chips in the table's tray, counted and signed by two people (opening or
+    closing). A count moves nothing."""
+
+    moment: Literal["opening", "closing"]
+    chips: tuple[ChipCount, ...]
+    amount: int
+    signers: tuple[str, str]
+    rule: str = "INV-1"
+
+
+class TableFilled(Record):
+    """INV-2: chips brought from the cage to the table's tray, signed by two people."""
+
+    chips: tuple[ChipCount, ...]
+    amount: PositiveInt
+    signers: tuple[str, str]
+    transfers: tuple[Transfer, ...]
+    rule: str = "INV-2"
+
+
+class TableCredited(Record):
+    """INV-3: chips returned from the table's tray to the cage, signed by two people."""
+
+    chips: tuple[ChipCount, ...]
+    amount: PositiveInt
+    signers: tuple[str, str]
+    transfers: tuple[Transfer, ...]
+    rule: str = "INV-3"
+
+
 class HandRecord(Record):
     hand_no: int
 

@@ -140,6 +140,18 @@ class ChipsCashedOut(TableEvent, r.ChipsCashedOut):
     pass
 
 
+class InventoryCounted(TableEvent, r.InventoryCounted):
+    pass
+
+
+class TableFilled(TableEvent, r.TableFilled):
+    pass
+
+
+class TableCredited(TableEvent, r.TableCredited):
+    pass
+
+
 class HandStarted(TableEvent, r.HandStarted):
     pass
 

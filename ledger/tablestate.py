@@ -26,7 +26,10 @@ from ledger.commands import (
     CashOut,
     ChangeConfig,
     Command,
+    CountInventory,
+    Credit,
     DealCards,
+    Fill,
     OpenTable,
     PlaceWager,
     Reveal,
@@ -236,6 +239,13 @@ class TableState:
             )
         move = accounts.transfer(accounts.player(player), accounts.CAGE, amount, None, "cash out")
         return [ChipsCashedOut(seat=cmd.seat, player=player, amount=amount, transfers=(move,))]
+
+    def _tray(self, cmd: CountInventory | Fill | Credit, keeper: DeckKeeper) -> list[Record]:
+        from ledger.inventory import decide
+
+        return [decide(cmd, banking=self.game.banking, title=self.game.title,
+                       hand_in_progress=self.hand is not None,
+                       players=set(self.seats.values()))]
 
     def _start(self, cmd: StartHand, keeper: DeckKeeper) -> list[Record]:
         if self.hand is not None:
@@ -456,6 +466,9 @@ _HANDLERS: dict[type[Command], Any] = {
     Settle: TableState._hand_command,
     DealCards: TableState._deal,
     VoidHand: TableState._void,
+    CountInventory: TableState._tray,
+    Fill: TableState._tray,
+    Credit: TableState._tray,
 }
 
 

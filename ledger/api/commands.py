@@ -36,7 +36,10 @@ from ledger.commands import (
     CashOut,
     ChangeConfig,
     Command,
+    CountInventory,
+    Credit,
     DealCards,
+    Fill,
     OpenTable,
     PlaceWager,
     Reveal,
@@ -78,6 +81,10 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint(Reveal, "/tables/{code}/hands/current/reveal", "Reveal the hand due to show"),
     Endpoint(Settle, "/tables/{code}/hands/current/settle", "Settle the hand"),
     Endpoint(VoidHand, "/tables/{code}/hands/current/void", "Void the hand (COM-5)"),
+    Endpoint(CountInventory, "/tables/{code}/inventory-counts",
+             "Count the tray: opening or closing (INV-1)"),
+    Endpoint(Fill, "/tables/{code}/fills", "Fill the tray from the cage (INV-2)"),
+    Endpoint(Credit, "/tables/{code}/credits", "Credit chips from the tray to the cage (INV-3)"),
 )
 
 

@@ -5,8 +5,8 @@
 - the amount an event states (a buy-in, a cash-out, a wager) is what its transfers move;
 - no player stack, wager spot, bank, rake or jackpot account ever goes below zero;
 - between hands every wager spot and the designated player's bank are empty;
-- the sum of every account but the cage equals the net cage movements (buy-ins less cash-outs
-  as the events state them), and the cage holds the opposite;
+- the sum of every account but the cage equals the net cage movements (buy-ins and fills less
+  cash-outs and credits, INV-2/3, as the events state them), and the cage holds the opposite;
 - a settled hand's rake lines add up to the rake account's change over the hand.
 """
 
@@ -54,6 +54,12 @@ class Conservation:
             self.bought += event.amount
             self._stated(event.amount, transfers, accounts.CAGE, "out", version, None)
         elif isinstance(event, r.ChipsCashedOut):
+            self.cashed += event.amount
+            self._stated(event.amount, transfers, accounts.CAGE, "in", version, None)
+        elif isinstance(event, r.TableFilled):
+            self.bought += event.amount
+            self._stated(event.amount, transfers, accounts.CAGE, "out", version, None)
+        elif isinstance(event, r.TableCredited):
             self.cashed += event.amount
             self._stated(event.amount, transfers, accounts.CAGE, "in", version, None)
         elif isinstance(event, r.WagerPlaced):

@@ -22,7 +22,10 @@ from ledger.commands import (
     CashOut,
     ChangeConfig,
     Command,
+    CountInventory,
+    Credit,
     DealCards,
+    Fill,
     OpenTable,
     PlaceWager,
     Reveal,
@@ -60,6 +63,13 @@ def command_for(
         return BuyIn(**base, seat=first.seat, amount=first.amount, kind=first.kind)
     if isinstance(first, r.ChipsCashedOut):
         return CashOut(**base, seat=first.seat, amount=first.amount)
+    if isinstance(first, r.InventoryCounted | r.TableFilled | r.TableCredited):
+        chips = {c.denomination: c.count for c in first.chips}
+        if isinstance(first, r.InventoryCounted):
+            return CountInventory(**base, moment=first.moment, chips=chips,
+                                  signers=first.signers)
+        kind = Fill if isinstance(first, r.TableFilled) else Credit
+        return kind(**base, chips=chips, signers=first.signers)
     if isinstance(first, r.HandStarted):
         return StartHand(**base)
     if isinstance(first, r.WagerPlaced):

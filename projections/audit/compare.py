@@ -26,6 +26,7 @@ KINDS: dict[type[BaseModel], str] = {
     r.HandStarted: "hand_start", r.RoleOffered: "offer", r.WagerPlaced: "wager",
     r.CardsDealt: "deal", r.PlayerActed: "action", r.CardsRevealed: "reveal",
     r.HandSettled: "settlement", r.HandVoided: "void", r.HandCancelled: "cancel",
+    r.InventoryCounted: "inventory_count", r.TableFilled: "fill", r.TableCredited: "credit",
 }
 SECTION_RULES = {"jackpot": "CSP-6", "pots": "STUD8-9", "points": "CHP-4", "rake": None}
 SECTION_KINDS = {"jackpot": "jackpot", "pots": "pot", "points": "points", "rake": "rake"}

@@ -1,0 +1,27 @@
+"""Who may sign for the house's chips at a table (INV-1..3): two distinct actors, neither a
+player seated at the table.
+
+This is the one place that decides whether a signature is acceptable; when the ledger keeps a
+register of its principals, checking that both signers are known principals belongs here and
+nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from ledger.errors import InvalidInput, RuleViolation
+
+
+def check_signers(signers: tuple[str, str], *, players: Collection[str],
+                  rule: str) -> tuple[str, str]:
+    first, second = signers
+    if first == second:
+        raise InvalidInput("signers_not_distinct", f"two different people sign ({rule}): "
+                           f"{first!r} signed twice", signer=first, rule=rule)
+    for signer in signers:
+        if signer in players:
+            raise RuleViolation("signer_is_player", f"{signer!r} plays at this table and cannot "
+                                f"sign for the house's chips ({rule})", signer=signer,
+                                rule=rule)
+    return first, second
