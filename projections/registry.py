@@ -10,11 +10,12 @@ from projections.hands import Hands
 from projections.jackpot import Jackpot
 from projections.rake import Rake
 from projections.tables import Tables
+from projections.tray import Tray
 from projections.wagers import Wagers
 
 VIEW_TYPES: dict[str, type[View]] = {
     view.name: view
-    for view in (Tables, Hands, Bankrolls, Coverage, Rake, Jackpot, Accounting, Wagers)
+    for view in (Tables, Hands, Bankrolls, Coverage, Rake, Jackpot, Accounting, Wagers, Tray)
 }
 
 

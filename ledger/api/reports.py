@@ -16,6 +16,7 @@ from ledger.api.commands import CODE_PATH
 from ledger.api.reads import DAY_PATTERN, MONEY, TABLE, QueryDay, _get, reads
 from projections.queries import ReadModel
 from projections.reports.hold import hold_report
+from projections.reports.inventory import inventory_report
 from projections.reports.paytable import table_report
 from projections.reports.periods import period
 from projections.reports.players import player_report
@@ -58,3 +59,15 @@ def players(
     read: ReadModel = Depends(reads),  # noqa: B008
 ) -> dict[str, Any]:
     return player_report(read, period(day, first, last, month), player)
+
+
+@_get("/reports/inventory", "The win by inventory against the ledger (INV-4)", MONEY)
+def inventory(
+    table: str | None = TABLE, day: QueryDay = None, first: str | None = FROM,
+    last: str | None = TO, month: str | None = MONTH,
+    _: Principal = Depends(require(*MONEY)),  # noqa: B008
+    read: ReadModel = Depends(reads),  # noqa: B008
+) -> dict[str, Any]:
+    """Per house-banked table and gaming day: opening and closing counts, fills, credits,
+    drop, the win by inventory, the ledger's house win and the variance."""
+    return inventory_report(read, period(day, first, last, month), table)

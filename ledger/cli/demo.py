@@ -47,9 +47,12 @@ def demo(
         for i, game in enumerate(sorted(PROFILES)):
             code = f"{PROFILES[game].code}-1"
             with progress_bar(hands, f"{game:<16}") as advance:
-                stats = simulate(
-                    ledger, game, code, hands, seed=seed + i, on_hand=lambda _n: advance(1)
-                )
+                if get_game(game).banking == "house":
+                    stats = _with_tray(ledger, game, code, hands, seed + i, advance)
+                else:
+                    stats = simulate(
+                        ledger, game, code, hands, seed=seed + i, on_hand=lambda _n: advance(1)
+                    )
             results.append(stats)
     summary = RichTable(title=f"Demo: {hands} hands per game, seed {seed}, store {database_url}")
     for column in (
@@ -87,6 +90,30 @@ def demo(
         raise typer.Exit(1)
 
 
+OPENING_TRAY = 5_000_000
+FILL = 1_000_000
+
+
+def _with_tray(ledger: Any, game: str, code: str, hands: int, seed: int, advance: Any) -> Any:
+    """A house-banked table opened and closed with tray counts, and a fill half way (INV-1..3):
+    the closing count is what the table's events leave in the tray."""
+    from ledger.sim.runner import simulate
+    from ledger.sim.tray import count, fill, tray_now
+
+    simulate(ledger, game, code, 0, seed=seed)  # open the table and seat the players
+    count(ledger, code, "opening", OPENING_TRAY, f"{code}-tray-open")
+    first = simulate(ledger, game, code, hands // 2, seed=seed, on_hand=lambda _n: advance(1))
+    fill(ledger, code, FILL, f"{code}-fill-1")
+    second = simulate(ledger, game, code, hands - hands // 2, seed=seed + 1000,
+                      on_hand=lambda _n: advance(1))
+    count(ledger, code, "closing", tray_now(ledger, code), f"{code}-tray-close")
+    for name in ("hands", "commands", "events", "chips_moved", "seconds"):
+        setattr(second, name, getattr(first, name) + getattr(second, name))
+    second.house_before = first.house_before
+    second.house_after -= FILL  # the fill is the cage's chips, not a result
+    return second
+
+
 def _read_side(ledger: Any, console: Console, out: Path) -> bool:
     """Rebuild the projections, audit every table, write the day's exports; True if clean."""
     from projections.audit import verify
@@ -117,7 +144,21 @@ def _read_side(ledger: Any, console: Console, out: Path) -> bool:
     files = [w.path for w in export_accounting(read, day, out)]
     for fmt in ("jsonl", "phh", "ohh"):
         files.extend(w.path for w in export_hands(ledger, read, day, fmt, out).written)
+    from projections.exports.workbook import export_workbook
+    from projections.reports.inventory import inventory_report
+    from projections.reports.periods import period
+
+    for row in inventory_report(read, period(day=day))["rows"]:
+        console.print(f"tray of {row['table']} on {row['gaming_day']}: opening "
+                      f"{format_amount(row['opening_minor'])}, fills "
+                      f"{format_amount(row['fills_minor'])}, closing "
+                      f"{format_amount(row['closing_minor'])}, drop "
+                      f"{format_amount(row['drop_minor'])}; win by inventory "
+                      f"{format_amount(row['inventory_win_minor'])} against the ledger's "
+                      f"{format_amount(row['ledger_win_minor'])}: {row['status']}")
+    workbook, _ = export_workbook(read, period(day=day), out)
+    files.append(workbook)
     console.print(f"exports of gaming day {day}: {len(files)} files in {out}/ "
                   f"(accounting, rake, jackpot, bankrolls, DP results as CSV and JSON Lines; "
-                  f"hands as JSON Lines, PHH and OHH)")
+                  f"hands as JSON Lines, PHH and OHH; the accounting workbook)")
     return report.ok

@@ -187,6 +187,40 @@ def hold(
         raise typer.Exit(1)
 
 
+@report_app.command("inventory")
+def inventory(
+    day: str | None = DAY, first: str | None = FROM, last: str | None = TO,
+    month: str | None = MONTH,
+    table: str | None = typer.Option(None, "--table", help="Only this table."),
+    as_json: bool = JSON,
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """The win by inventory of house-banked tables (INV-4: drop + credits - fills + closing -
+    opening) per gaming day, against the ledger's house win; exit status 1 when a day shows a
+    variance."""
+    from ledger.cli.projections import catch_up
+    from projections.queries import ReadModel
+    from projections.reports.inventory import inventory_report
+
+    chosen = _period(day, first, last, month)
+    with ledger_app(database_url) as ledger:
+        catch_up(ledger)
+        report = inventory_report(ReadModel(ledger), chosen, table)
+    if as_json:
+        typer.echo(json.dumps(report, indent=2))
+    else:
+        for r in report["rows"]:
+            typer.echo(
+                f"{r['table']} {r['gaming_day']}: opening {_money(r['opening_minor'])}, fills "
+                f"{_money(r['fills_minor'])}, credits {_money(r['credits_minor'])}, closing "
+                f"{_money(r['closing_minor'])}, drop {_money(r['drop_minor'])}; win by "
+                f"inventory {_money(r['inventory_win_minor'])}, ledger "
+                f"{_money(r['ledger_win_minor'])}, variance {_money(r['variance_minor'])} "
+                f"({r['status']})")
+    if any(r["status"] == "variance" for r in report["rows"]):
+        raise typer.Exit(1)
+
+
 @report_app.command("players")
 def players(
     day: str | None = DAY, first: str | None = FROM, last: str | None = TO,

@@ -2,8 +2,9 @@
 
 Sheets, one per dataset: ``accounting`` (per table and gaming day of the period), ``hold`` (the
 period, month to date and year to date per table, :mod:`projections.reports.hold`), ``rake``,
-``jackpot``, ``dp-results``, ``players`` (ratings, :mod:`projections.reports.players`) and, for a
-single day, ``bankrolls``. Amounts are numbers in currency units, formatted with the currency's
+``jackpot``, ``dp-results``, ``players`` (ratings, :mod:`projections.reports.players`),
+``inventory`` (the tray and the win by inventory, :mod:`projections.reports.inventory`) and, for
+a single day, ``bankrolls``. Amounts are numbers in currency units, formatted with the currency's
 decimals (ISO 4217: two for most, none for JPY or KRW, three for BHD, KWD, ...); gaming days are
 dates and times are date-times (UTC), so a spreadsheet in any locale reads them as numbers and
 dates, never as text. Percentages are numbers (``hold_pct`` 12.5 means 12.5%).
@@ -27,6 +28,7 @@ from openpyxl.utils import get_column_letter
 from projections.exports.files import output_dir
 from projections.queries import ReadModel
 from projections.reports.hold import hold_report
+from projections.reports.inventory import inventory_report
 from projections.reports.periods import Period
 from projections.reports.players import player_report
 
@@ -113,6 +115,11 @@ PLAYERS = (("player", "text"), ("table", "text"), ("game", "text"), ("currency",
            ("hands", "number"), ("seconds", "number"), ("average_wager_minor", "amount"),
            ("handle_minor", "amount"), ("theoretical_win_minor", "amount"),
            ("actual_win_minor", "amount"))
+INVENTORY = (("table", "text"), ("gaming_day", "day"), ("currency", "text"),
+             ("opening_minor", "amount"), ("fills_minor", "amount"), ("fills", "number"),
+             ("credits_minor", "amount"), ("credits", "number"), ("closing_minor", "amount"),
+             ("drop_minor", "amount"), ("inventory_win_minor", "amount"),
+             ("ledger_win_minor", "amount"), ("variance_minor", "amount"), ("status", "text"))
 BANKROLLS = (("table", "text"), ("gaming_day", "day"), ("currency", "text"),
              ("account", "text"), ("opening_minor", "amount"), ("in_minor", "amount"),
              ("out_minor", "amount"), ("closing_minor", "amount"))
@@ -156,6 +163,7 @@ def export_workbook(read: ReadModel, chosen: Period, out: str | Path) -> tuple[P
     fill("dp-results", DP, [r for r in read.dp_results()
                             if chosen.first <= r["gaming_day"] <= chosen.last])
     fill("players", PLAYERS, _player_rows(read, chosen, currency))
+    fill("inventory", INVENTORY, inventory_report(read, chosen)["rows"])
     if chosen.label == "day":
         fill("bankrolls", BANKROLLS, read.bankroll_day(chosen.first))
     path = directory / workbook_name(chosen)
