@@ -65,3 +65,16 @@ def test_a_device_may_not_read_reports(api: tuple[TestClient, Tokens]) -> None:
     client, tokens = api
     assert_error(client.get("/reports/hold?month=2026-03", headers=bearer(tokens.device)), 403,
                  "forbidden")
+
+
+def test_tray_commands_over_http(api: tuple[TestClient, Tokens]) -> None:
+    """INV-1..3 are commands like the others: coded refusals, and the report answers."""
+    client, tokens = api
+    body = {"command_id": "fill-1", "chips": {"2500": 4}, "signers": ["cage-cleo", "floor-ben"]}
+    assert_error(client.post("/tables/HCF-1/fills", json=body, headers=bearer(tokens.device)),
+                 422, "inventory_not_house_banked")
+    bad = {**body, "command_id": "fill-2", "chips": {"0": 4}}
+    assert_error(client.post("/tables/HCF-1/fills", json=bad, headers=bearer(tokens.device)),
+                 422, "invalid_command")
+    r = client.get("/reports/inventory?month=2026-03", headers=bearer(tokens.accounting))
+    assert r.status_code == 200 and r.json()["rows"] == []
