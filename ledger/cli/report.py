@@ -4,13 +4,16 @@ hands``: the hands of a player."""
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from ledger.cli import app
-from ledger.cli.common import DATABASE_OPTION, fail, handle_errors, ledger_app
+from ledger.cli.common import DATABASE_OPTION, err_console, fail, handle_errors, ledger_app
 from ledger.errors import InvalidInput
 
 report_app = typer.Typer(
@@ -63,7 +66,7 @@ def paytable(
         from ledger.cli.projections import catch_up
         from projections.queries import ReadModel
 
-        with ledger_app(database_url) as ledger:
+        with ledger_app(database_url) as ledger, _computing():
             catch_up(ledger)
             report = table_report(ReadModel(ledger), table)
     else:
@@ -76,13 +79,25 @@ def paytable(
                 fail(InvalidInput("invalid_config", f"cannot read {config}: {exc}"))
             if not isinstance(data, dict):
                 fail(InvalidInput("invalid_config", f"{config} does not hold a JSON object"))
-        with handle_errors():
+        with handle_errors(), _computing():
             report = {"table": None, "game": game, "configs": [],
                       "mathematics": compute(game, data)}
     if as_json:
         typer.echo(json.dumps(report, indent=2))
         return
     _print_paytable(report)
+
+
+@contextmanager
+def _computing() -> Iterator[None]:
+    """A spinner on a terminal while the mathematics may be computed (seconds to a minute the
+    first time for a configuration; cached after that)."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    with err_console.status("paytable mathematics (the first time for a configuration: up to "
+                            "a minute)"):
+        yield
 
 
 def _print_paytable(report: dict[str, Any]) -> None:
