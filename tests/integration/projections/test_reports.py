@@ -150,7 +150,7 @@ def test_periods_players_and_the_workbook(app: LedgerApp, tmp_path: Path) -> Non
     assert sheets["accounting"] == 1 and sheets["hold"] == 3
     book = openpyxl.load_workbook(path)
     assert book.sheetnames == ["accounting", "hold", "rake", "jackpot", "dp-results",
-                               "players", "bankrolls"]
+                               "players", "inventory", "bankrolls"]
     sheet = book["accounting"]
     header = [c.value for c in sheet[1]]
     row = dict(zip(header, [c.value for c in sheet[2]], strict=True))
