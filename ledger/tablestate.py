@@ -108,12 +108,30 @@ class TableState:
             button=self.button,
             hand_no=self.hand_no,
             memo=self.memo,
+            departed=self.departed(),
         )
 
+    def departed(self) -> frozenset[int]:
+        """Seats of the hand in progress whose player has left (COM-6).
+
+        A seat dealt into the hand stays reserved until the hand ends (nobody may sit in it,
+        see ``_seat``), so a seat of the hand without a player is one whose player left.
+        """
+        if self.hand is None:
+            return frozenset()
+        return frozenset(s for s in self.hand.participants() if s not in self.seats)
+
     def next_step(self) -> Step:
+        """What the hand waits for. A seat whose player left (COM-6) is never waited for: a
+        wager step does not list it (the game never gives it the turn: it has folded)."""
         if self.hand is None:
             return Step(kind="over")
-        return self.game.next_step(self.view(), self.hand)
+        view = self.view()
+        step = self.game.next_step(view, self.hand)
+        if step.kind == "wager" and view.departed & set(step.seats):
+            step = step.model_copy(
+                update={"seats": tuple(s for s in step.seats if s not in view.departed)})
+        return step
 
     def seat_in_hand(self, seat: int) -> bool:
         return self.hand is not None and seat in self.hand.participants()
@@ -196,6 +214,13 @@ class TableState:
             )
         if cmd.seat in self.seats:
             raise StateConflict("seat_taken", f"seat {cmd.seat} is taken", seat=cmd.seat)
+        if cmd.seat in self.departed():
+            raise StateConflict(
+                "seat_reserved",
+                f"seat {cmd.seat} is in hand {self.hand_no}, which its player left: nobody may "
+                "sit in it until the hand has ended (COM-6)",
+                seat=cmd.seat, hand=self.hand_no, rule="COM-6",
+            )
         if cmd.player in self.seats.values():
             raise StateConflict(
                 "player_already_seated", f"{cmd.player} is already seated", player=cmd.player
@@ -206,7 +231,7 @@ class TableState:
         player = self._player_at(cmd.seat)
         records: list[Record] = []
         if self.hand is not None and self.seat_in_hand(cmd.seat):
-            # COM-6: leaving without acting on the hand is a fold (it may end the hand).
+            # COM-6: the seat has folded, at once, whoever's turn it is (it may end the hand).
             left = self.game.leave(self.view(), self.hand, cmd.seat)
             records.extend(self._with_deck_reveal(r, keeper) for r in left)
         records.append(PlayerUnseated(seat=cmd.seat, player=player, reason=cmd.reason))
@@ -269,6 +294,13 @@ class TableState:
         self, cmd: PlaceWager | Act | Reveal | Settle, keeper: DeckKeeper
     ) -> list[Record]:
         hand = self._require_hand()
+        if isinstance(cmd, PlaceWager | Act) and cmd.seat in self.departed():
+            raise StateConflict(
+                "seat_left",
+                f"the player of seat {cmd.seat} left hand {self.hand_no} and has folded: the "
+                "seat takes no further part in it (COM-6)",
+                seat=cmd.seat, hand=self.hand_no, rule="COM-6",
+            )
         records: list[Record] = list(self.game.decide(self.view(), hand, cmd))
         return [self._with_deck_reveal(r, keeper) for r in records]
 

@@ -15,6 +15,8 @@ Flow of a hand, as the table drives it::
                                                                  checks the device's cards)
     evolve(hand, record)           -> hand | None               (None once the hand has ended)
     next_step(table, hand)         -> Step                      (what the hand waits for)
+    leave(table, hand, seat)       -> [PlayerActed fold, ...]   (COM-6: the seat folds at once,
+                                                                 whoever's turn it is)
 
 Voiding a hand (COM-5) is the table's job: it reverses every chip moved during the hand.
 """
@@ -29,7 +31,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger import accounts
-from ledger.commands import Act, HandCommand
+from ledger.commands import HandCommand
 from ledger.errors import RuleViolation, StateConflict
 from ledger.records import CardSource, HandRecord, Record, Target, Transfer
 
@@ -158,6 +160,9 @@ class TableView:
     """Number of the last hand started (0 before the first)."""
     memo: Any = None
     """The game's own table-level memory (``Game.memo_type``), e.g. buy-in history."""
+    departed: frozenset[int] = frozenset()
+    """Seats of the hand in progress whose player has left (COM-6): folded, never waited for
+    again, and not to be taken by anyone until the hand ends."""
 
     def stack(self, player_id: str) -> int:
         return self.balances.get(accounts.player(player_id), 0)
@@ -242,12 +247,26 @@ class Game(ABC, Generic[C, H]):
         """What the hand waits for now."""
 
     def leave(self, table: TableView, hand: H, seat: int) -> list[HandRecord]:
-        """A player leaves during the hand (COM-6): by default, a pending decision is a fold."""
-        step = self.next_step(table, hand)
-        if step.kind == "act" and seat in step.seats:
-            fold = Act(command_id="leave", table=table.code, seat=seat, action="fold")
-            return self.decide(table, hand, fold)
-        return []
+        """The player of ``seat`` leaves while ``hand`` is in play (COM-6, decision of
+        2026-12-01): the seat has folded, at once, whoever's turn it is.
+
+        This is the one mechanism every game shares; the game supplies only what its fold is
+        (:meth:`fold_out`). The table does the rest, the same way for every game
+        (``ledger.tablestate``): the seat is in ``TableView.departed`` until the hand ends, so
+        it is never waited for again (a wager step no longer lists it, and a game never gives
+        it the turn: it has folded), every wager or action naming it is refused
+        (``seat_left``), and nobody may sit in it until the hand has ended (``seat_reserved``).
+        """
+        if seat not in hand.participants():
+            return []
+        return self.fold_out(table, hand, seat)
+
+    @abstractmethod
+    def fold_out(self, table: TableView, hand: H, seat: int) -> list[HandRecord]:
+        """The records of ``seat`` folding now, in turn or not (COM-6): its wagers are lost as
+        this game's fold loses them and the fold's side-wager rules apply. Nothing when the
+        seat has no decision left in the hand (it folded already, or made its last decision
+        and its hand plays on), or has nothing at stake yet (no wager before the deal)."""
 
     def void_restriction(self, hand: H) -> tuple[str, str] | None:
         """Why the floor may not void ``hand`` now without a supervisor's approval, as

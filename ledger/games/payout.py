@@ -2,7 +2,11 @@
 
 One cap per hand across all seats; it counts winnings only (never returned stakes) on wagers
 the house or the designated player banks; jackpot awards are never capped. Winnings are paid in
-settlement order, wager by wager, until the cap is used up; the rest is withheld.
+settlement order, wager by wager, until the cap is used up; the rest is withheld. Within one
+seat the wagers take their turn in rule order (decision of 2026-12-01): the main wagers first
+(CSP Ante then Play; HCF Ante then Raise), then the side wagers by rule id (HCF-10 Straight
+Flush Bonus before HCF-11 Flush Bonus). The games' settlements list each seat's wagers in that
+order and call :meth:`PayoutCap.take` in it.
 """
 
 from __future__ import annotations

@@ -10,11 +10,21 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Protocol
 
-from ledger.commands import Command, DealCards, Reveal, Settle, StartHand
+from ledger.commands import (
+    Act,
+    Command,
+    DealCards,
+    PlaceWager,
+    Reveal,
+    SeatPlayer,
+    Settle,
+    StartHand,
+    UnseatPlayer,
+)
 from ledger.games.base import Step, TableView
 
 
@@ -55,6 +65,44 @@ class CommandIds:
 MAX_COMMANDS_PER_HAND = 2_000
 
 
+@dataclass
+class Walkouts:
+    """Players who get up in the middle of a hand (COM-6), whoever's turn it is.
+
+    Before each step of a hand, with probability ``rate``, one player of the hand still at
+    the table (drawn at random) leaves; :meth:`come_back` seats them again once the hand has
+    ended. A rate of 0 draws nothing from the generator, so runs without walkouts are
+    unchanged.
+    """
+
+    rate: float
+    left: list[tuple[int, str]] = field(default_factory=list)
+
+    def maybe_leave(self, table: TableView, hand: Any, rng: random.Random,
+                    ids: CommandIds) -> UnseatPlayer | None:
+        if self.rate <= 0 or rng.random() >= self.rate:
+            return None
+        present = [s for s in hand.participants() if s in table.seats]
+        if not present:
+            return None
+        seat = rng.choice(present)
+        self.left.append((seat, table.seats[seat]))
+        return UnseatPlayer(command_id=ids.next(), table=ids.table, seat=seat,
+                            reason="left during the hand")
+
+    def come_back(self, executor: Executor, ids: CommandIds) -> None:
+        """Seat the players who left again, each at its seat when it is free."""
+        table, hand, _ = executor.observe()
+        if hand is not None:
+            return
+        for seat, player in self.left:
+            if seat not in table.seats and player not in table.seats.values():
+                executor.execute(SeatPlayer(command_id=ids.next(), table=ids.table, seat=seat,
+                                            player=player))
+                table, _, _ = executor.observe()
+        self.left.clear()
+
+
 def play_hand(
     executor: Executor,
     bot: Bot,
@@ -62,11 +110,13 @@ def play_hand(
     ids: CommandIds,
     *,
     recorded_cards: Callable[[TableView, Any], dict[str, tuple[int, ...]]] | None = None,
+    walkouts: Walkouts | None = None,
 ) -> int:
     """Play one hand from start to end; returns the number of commands executed.
 
     ``recorded_cards`` supplies the cards for tables whose card source is ``recorded`` (a
-    simulated card reader); ``rng`` tables deal from their own committed deck.
+    simulated card reader); ``rng`` tables deal from their own committed deck. ``walkouts``
+    makes players leave during the hand now and then (COM-6).
     """
     executor.execute(StartHand(command_id=ids.next(), table=ids.table))
     commands = 1
@@ -75,8 +125,13 @@ def play_hand(
         if hand is None or step.kind == "over":
             return commands
         command: Command | None
-        if step.kind in ("wager", "offer", "act"):
+        leaving = walkouts.maybe_leave(table, hand, rng, ids) if walkouts else None
+        if leaving is not None:
+            command = leaving
+        elif step.kind in ("wager", "offer", "act"):
             command = bot.choose(table, hand, step, rng, ids)
+            while _for_departed(command, table):  # planned for a player who has left
+                command = bot.choose(table, hand, step, rng, ids)
             if command is None and step.kind == "wager":
                 command = _deal(table, hand, ids, recorded_cards)
             elif command is None:
@@ -91,6 +146,10 @@ def play_hand(
         commands += 1
         if commands > MAX_COMMANDS_PER_HAND:
             raise RuntimeError(f"hand did not end after {commands} commands; last step {step}")
+
+
+def _for_departed(command: Command | None, table: TableView) -> bool:
+    return isinstance(command, PlaceWager | Act) and command.seat in table.departed
 
 
 def _deal(

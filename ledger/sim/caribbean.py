@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ledger.commands import Act, Command, PlaceWager
+from ledger.commands import Act, Command, PlaceWager, Settle
 from ledger.evaluation import caribbean as csp
 from ledger.evaluation import high
 from ledger.games.base import Step, TableView
@@ -30,7 +30,11 @@ class CaribbeanBot:
             if hand.hand_no != self._hand_no:
                 self._hand_no = hand.hand_no
                 self._queue = self._plan_wagers(table, hand, step, rng, ids)
-            return self._queue.pop(0) if self._queue else None
+            if self._queue:
+                return self._queue.pop(0)
+            if not hand.standing:  # every Ante left with its player (COM-6), or none came
+                return Settle(command_id=ids.next(), table=ids.table)
+            return None
         seat = hand.seat(step.seats[0])
         good = csp.dealer_qualifies(high.evaluate(seat.cards))
         can_play = table.seat_stack(seat.seat) >= 2 * seat.ante
@@ -45,6 +49,8 @@ class CaribbeanBot:
         jackpot_opt = next((o for o in step.options if o.action == "jackpot"), None)
         planned: list[PlaceWager] = []
         for s in hand.seats:
+            if s.seat not in step.seats:  # its player has left (COM-6)
+                continue
             stack = table.seat_stack(s.seat)
             ante = min(ante_opt.min_amount * rng.choice((1, 1, 2, 4)), ante_opt.max_amount)
             if stack < 3 * ante:

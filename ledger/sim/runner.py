@@ -15,7 +15,7 @@ from ledger.commands import BuyIn, Command, OpenTable, SeatPlayer
 from ledger.errors import NotFound, StateConflict
 from ledger.games.base import Step, TableView
 from ledger.games.registry import get_game
-from ledger.sim.base import CommandIds, play_hand
+from ledger.sim.base import CommandIds, Walkouts, play_hand
 from ledger.sim.profiles import profile_for
 
 
@@ -79,9 +79,14 @@ def simulate(
     *,
     players: int | None = None,
     seed: int | None = None,
+    leave_rate: float = 0.0,
     on_hand: Callable[[int], None] | None = None,
 ) -> RunStats:
-    """Open ``code`` if needed, seat players, and play ``hands`` hands through ``app``."""
+    """Open ``code`` if needed, seat players, and play ``hands`` hands through ``app``.
+
+    ``leave_rate``: before each step of a hand, the chance that a player of the hand gets up
+    (COM-6: its seat folds at once); players who left sit down again after the hand.
+    """
     profile = profile_for(game)
     rules = get_game(game)
     seats = players if players is not None else profile.players
@@ -107,6 +112,7 @@ def simulate(
     stats.house_before = table.balances.get(accounts.HOUSE, 0)
     stats.rake_before = table.balances.get(accounts.RAKE, 0)
     bot = profile.make_bot()
+    walkouts = Walkouts(leave_rate)
     started = time.perf_counter()
     for n in range(hands):
         table, hand, _ = executor.observe()
@@ -123,7 +129,8 @@ def simulate(
                             kind=top_up.kind,
                         )
                     )
-        play_hand(executor, bot, rng, ids)
+        play_hand(executor, bot, rng, ids, walkouts=walkouts)
+        walkouts.come_back(executor, ids)
         stats.hands += 1
         if on_hand is not None:
             on_hand(n + 1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from ledger import accounts
+from ledger import records as r
 from ledger.application import LedgerApp
 from ledger.history import stream
 from ledger.records import HandSettled
@@ -24,11 +25,29 @@ HANDS = {"caribbean-stud": 80, "high-card-flush": 60, "chinese-poker": 60, "stud
 def test_random_hands_conserve_chips_and_replay_exactly(
     store_settings: Settings, game: str
 ) -> None:
+    """Players also get up at any moment of a hand, whoever's turn it is (COM-6): after
+    leaving, no wager or action of the hand is that seat's and nobody sits in it until the
+    hand ends; the audit decides every command again and finds the record exact."""
+    from projections.audit.verify import verify
+
     app = LedgerApp(store_settings)
     try:
         code = f"{PROFILES[game].code}-T"
-        stats = simulate(app, game, code, HANDS[game], seed=7)
+        stats = simulate(app, game, code, HANDS[game], seed=7, leave_rate=0.02)
         assert stats.hands == HANDS[game]
+        assert stats.event_types.get("PlayerUnseated", 0) >= 3
+        departed: set[int] = set()
+        in_hand = False
+        for event in stream(app, code):
+            if isinstance(event, r.HandStarted | r.HandSettled | r.HandVoided | r.HandCancelled):
+                departed, in_hand = set(), isinstance(event, r.HandStarted)
+            elif isinstance(event, r.PlayerUnseated) and in_hand:
+                departed.add(event.seat)
+            elif isinstance(event, r.WagerPlaced | r.PlayerActed | r.PlayerSeated):
+                assert event.seat not in departed, event
+        report = verify(app, table=code)
+        assert report.ok, report.discrepancies[:3]
+        assert report.hands_checked >= HANDS[game] // 2
         balances = dict(app.load(code).state.balances)
         assert sum(balances.values()) == 0
         issued = -balances.get(accounts.CAGE, 0)
@@ -66,3 +85,4 @@ def test_stud8_thousands_of_hands_on_sqlite_distribute_every_pot(sqlite_settings
         assert not [a for a in balances if accounts.is_hand_scoped(a)]
     finally:
         app.close()
+

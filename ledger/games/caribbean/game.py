@@ -24,6 +24,7 @@ from ledger.records import (
     HAND_ENDINGS,
     CardsDealt,
     CardsRevealed,
+    HandCancelled,
     HandRecord,
     HandStarted,
     PlayerActed,
@@ -77,10 +78,15 @@ class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):
                 raise wrong_phase("reveal the dealer's hand", self.next_step(table, hand))
             return [CardsRevealed(hand_no=hand.hand_no, target="dealer", cards=hand.dealer_cards)]
         if isinstance(command, Settle):
-            if hand.phase != "settle":
-                raise wrong_phase("settle", self.next_step(table, hand))
             meter = table.balances.get(accounts.JACKPOT, 0)
-            return [settle(config, hand, meter)]
+            if hand.phase == "settle":
+                return [settle(config, hand, meter)]
+            if hand.phase == "wagers" and not hand.standing:
+                if hand.playing:  # every Ante folded before the deal (its player left, COM-6)
+                    return [settle(config, hand, meter)]
+                return [HandCancelled(hand_no=hand.hand_no, reason="no player placed an Ante",
+                                      rule="CSP-1")]
+            raise wrong_phase("settle", self.next_step(table, hand))
         raise wrong_phase(command.name.replace("_", " "), self.next_step(table, hand))
 
     def _wager(
@@ -138,16 +144,7 @@ class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):
         if cmd.seat != nxt.seat:
             raise out_of_turn(cmd.seat, step)
         if cmd.action == "fold":
-            lose = accounts.transfer(
-                accounts.spot(nxt.seat, "ante"), accounts.HOUSE, nxt.ante, "CSP-2", "ante folded"
-            )
-            return PlayerActed(
-                hand_no=hand.hand_no,
-                seat=nxt.seat,
-                action="fold",
-                transfers=(lose,),
-                rule="CSP-2",
-            )
+            return fold(hand, nxt, "CSP-2")
         if cmd.action == "play":
             needed = 2 * nxt.ante
             if cmd.amount is not None and cmd.amount != needed:
@@ -176,12 +173,23 @@ class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):
             action=cmd.action,
         )
 
+    def fold_out(self, table: TableView, hand: CaribbeanHand, seat: int) -> list[HandRecord]:
+        """COM-6: a seat with an Ante and no decision yet folds, before the deal too: the Ante
+        is lost to the house as a fold loses it (CSP-2), and the jackpot wager stays collected
+        for the meter but cannot win (CSP-6). A seat without an Ante has nothing at stake; a
+        seat that played has acted, and its hand plays on."""
+        s = hand.seat(seat)
+        if hand.phase in ("wagers", "decisions") and s.ante and s.decision is None:
+            return [fold(hand, s, "COM-6")]
+        return []
+
     def deal_plan(self, table: TableView, hand: CaribbeanHand) -> DealPlan:
         if hand.phase != "wagers":
             raise wrong_phase("deal", self.next_step(table, hand))
-        playing = hand.playing
+        playing = hand.standing
         if not playing:
-            raise RuleViolation("no_wagers", "no seat has an Ante yet; nothing to deal (CSP-1)")
+            raise RuleViolation("no_wagers", "no seat has an Ante in play; nothing to deal "
+                                "(CSP-1)", rule="CSP-1")
         slots = [DealSlot(target=s.seat, down=5) for s in playing]
         slots.append(DealSlot(target="dealer", down=4, up=1))
         return DealPlan(round="initial", slots=tuple(slots))
@@ -214,7 +222,7 @@ class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):
                 update={"decision": record.action, "play": record.amount}
             )
             new = hand.model_copy(update={"seats": hand.replace(s)})
-            if new.to_act is None:
+            if new.phase == "decisions" and new.to_act is None:
                 new = new.model_copy(update={"phase": "reveal"})
             return new
         if isinstance(record, CardsRevealed):
@@ -229,11 +237,16 @@ class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):
             if config.jackpot.enabled:
                 j = config.jackpot.wager
                 options.append(Option(action="jackpot", min_amount=j, max_amount=j))
+            note = None
+            if hand.standing:
+                note = "deal once the wagers are in"
+            elif hand.playing:
+                note = "no Ante in play: deal once one is placed, or settle to close the hand"
             return Step(
                 kind="wager",
-                seats=tuple(s.seat for s in hand.seats),
+                seats=tuple(s.seat for s in hand.seats if s.decision is None),
                 options=tuple(options),
-                note="deal once the wagers are in" if hand.playing else None,
+                note=note,
             )
         if hand.phase == "decisions":
             nxt = hand.to_act
@@ -247,3 +260,13 @@ class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):
                 ),
             )
         return Step(kind=hand.phase)
+
+
+def fold(hand: CaribbeanHand, seat: CaribbeanSeat, rule: str) -> PlayerActed:
+    """CSP-2 (or COM-6, a player who left): the Ante goes to the house; a jackpot wager stays
+    on its spot until the settlement collects it for the meter and the house (CSP-6)."""
+    memo = "ante folded" if rule == "CSP-2" else "ante folded: the player left (COM-6)"
+    lose = accounts.transfer(accounts.spot(seat.seat, "ante"), accounts.HOUSE, seat.ante,
+                             "CSP-2", memo)
+    return PlayerActed(hand_no=hand.hand_no, seat=seat.seat, action="fold", transfers=(lose,),
+                       rule=rule)

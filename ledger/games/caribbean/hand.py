@@ -49,6 +49,11 @@ class CaribbeanHand(HandBase):
         return tuple(s for s in self.seats if s.ante)
 
     @property
+    def standing(self) -> tuple[CaribbeanSeat, ...]:
+        """Seats with an Ante that have not folded (a player who left folds, COM-6)."""
+        return tuple(s for s in self.playing if s.decision != "fold")
+
+    @property
     def to_act(self) -> CaribbeanSeat | None:
         return next((s for s in self.playing if s.decision is None), None)
 

@@ -20,8 +20,11 @@ from ledger.records import (
 
 def settle(config: CaribbeanConfig, hand: CaribbeanHand, meter: int) -> HandSettled:
     """Settle a revealed hand: CSP-3/4 against the dealer, COM-7 cap, then CSP-6/7 jackpot."""
-    dealer = high.evaluate(hand.dealer_cards)
-    qualifies = csp.dealer_qualifies(dealer)
+    # Nobody standing (every Ante folded before the deal, COM-6): no dealer hand to read.
+    dealer = high.evaluate(hand.dealer_cards) if hand.standing else 0
+    qualifies = bool(hand.standing) and csp.dealer_qualifies(dealer)
+    # COM-7 (decision of 2026-12-01): winnings use the cap in settlement order, seat by seat,
+    # and within a seat in rule order: the Ante, then the Play wager (``results`` below).
     cap = PayoutCap(config.max_aggregate_payout)
     outcomes: list[Outcome] = []
     transfers: list[Transfer] = []

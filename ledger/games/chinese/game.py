@@ -185,9 +185,10 @@ class ChinesePoker(Game[ChineseConfig, ChineseHand]):
                 "seat" + ("s " if len(done) > 1 else " ") + ", ".join(map(str, done))
                 + (" have" if len(done) > 1 else " has") + " set")
 
-    def leave(self, table: TableView, hand: ChineseHand, seat: int) -> list[HandRecord]:
-        """COM-6: a player who leaves before setting has folded: the hand is fouled (CHP-3)."""
-        if seat not in hand.participants() or hand.seat(seat).done:
+    def fold_out(self, table: TableView, hand: ChineseHand, seat: int) -> list[HandRecord]:
+        """COM-6: a player who leaves before setting has folded: the hand is fouled (CHP-3).
+        A player who has set has acted: the hand plays on as set."""
+        if hand.seat(seat).done:
             return []
         if hand.phase not in ("deal", "setting"):  # pragma: no cover - every seat is done
             return []
@@ -270,12 +271,6 @@ class ChinesePoker(Game[ChineseConfig, ChineseHand]):
     def _acting(self, table: TableView, hand: ChineseHand, cmd: Act) -> ChineseSeat:
         """The hand's seat for ``cmd``, held by the same player that was dealt in."""
         seat = hand.seat(cmd.seat)
-        if table.seats.get(cmd.seat) != seat.player:
-            raise RuleViolation(
-                "seat_not_in_hand",
-                f"the player now at seat {cmd.seat} was not dealt in this hand",
-                seat=cmd.seat,
-            )
         if seat.folded:
             raise RuleViolation("hand_folded", f"seat {cmd.seat}'s hand was folded when its "
                                 "player left (COM-6)", seat=cmd.seat, rule="COM-6")

@@ -35,7 +35,8 @@ Decisions where the rule book is silent (an auditor's reading; each one is teste
   length the configured paytable leaves out) loses, even when the DP's hand is no better: a push
   needs a paying hand equal to the DP's. Both bonuses compare with the DP's hand whether or not
   the DP qualifies (HCF-8). Within a seat, wagers settle ante, raise, Straight Flush Bonus,
-  Flush Bonus; that is also their order against the COM-7 cap.
+  Flush Bonus; that is also their order against the COM-7 cap, as the rule book decides
+  (COM-7, 2026-12-01: main wagers first, then side wagers by rule id).
 - HCF-12: coverage liability is a seat's net winnings after its own losses and after COM-7
   (shown as 0 for a net loser). A dead seat's Outcome shows the winnings it was denied in
   ``withheld``. The ``collect-first`` policy (settle the seats that win nothing net before the

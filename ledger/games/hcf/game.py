@@ -182,7 +182,7 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
         records: list[HandRecord] = [
             PlayerActed(hand_no=hand.hand_no, seat=offered, action="decline", rule="HCF-1")
         ]
-        seated = tuple(s.seat for s in hand.seats if table.seats.get(s.seat) == s.player)
+        seated = tuple(s.seat for s in hand.seats if s.seat not in table.departed)
         left = [s for s in seated
                 if s not in hand.offered and eligible_dp(config, table, s, seated)]
         if left:
@@ -208,10 +208,6 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
                 f"seat {cmd.seat} banks this hand; the designated player places no wager (HCF-1)",
                 seat=cmd.seat, rule="HCF-1",
             )
-        if table.seats.get(cmd.seat) != seat.player:
-            raise RuleViolation("player_not_in_hand",
-                                f"the player dealt in at seat {cmd.seat} has left the table",
-                                seat=cmd.seat)
         if seat.decision == "fold":
             raise RuleViolation("seat_folded", f"seat {cmd.seat} has folded this hand",
                                 seat=cmd.seat)
@@ -316,15 +312,17 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
                                  transfers=(back,), rule="HCF-2")
         raise wrong_phase("settle", self.next_step(table, hand))
 
-    def leave(self, table: TableView, hand: HcfHand, seat: int) -> list[HandRecord]:
-        """COM-6: leaving without acting is a fold (before the deal too); the seat offered the
-        role declines it; a DP who leaves still banks the hand it accepted."""
+    def fold_out(self, table: TableView, hand: HcfHand, seat: int) -> list[HandRecord]:
+        """COM-6: leaving without acting is a fold (before the deal too): the Ante and both
+        bonus wagers go into the bank (HCF-5, HCF-12) and the player's fee is still raked (it
+        took part, HCF-13). The seat offered the DP role declines it by leaving; a DP who
+        leaves still banks the hand it accepted; a seat that raised has acted."""
         if hand.phase == "offer":
             if seat == hand.offered_to:
                 act = Act(command_id="leave", table=table.code, seat=seat, action="decline")
                 return self._answer(table, table.config, hand, act)
             return []
-        if seat == hand.dp or seat not in hand.participants():
+        if seat == hand.dp:
             return []
         s = hand.seat(seat)
         if hand.phase in ("wagers", "decisions") and s.ante and s.decision is None:
@@ -382,7 +380,7 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
         if hand.phase == "wagers":
             config: HcfConfig = table.config
             seats = tuple(s.seat for s in hand.seats if s.seat != hand.dp
-                          and s.decision is None and table.seats.get(s.seat) == s.player)
+                          and s.decision is None and s.seat not in table.departed)
             options = tuple(Option(action=k, min_amount=config.limits[k].min,
                                    max_amount=config.limits[k].max)
                             for k in WAGER_KINDS if config.offers(k))

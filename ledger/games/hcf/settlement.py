@@ -7,9 +7,11 @@ Order of play, as recorded in the HandSettled:
    at the fold (HCF-5, HCF-12); a coverage line shows each collection.
 2. The standing seats in the HCF-7 order (the seat right of the button first, counter-clockwise).
    Each seat's wagers are decided ante, raise (HCF-8 / HCF-9), Straight Flush Bonus (HCF-10),
-   Flush Bonus (HCF-11); winnings pass the COM-7 cap first, then the coverage test (HCF-12):
-   the seat is covered when its net winnings after its own losing wagers do not exceed the funds
-   left; otherwise it is dead and every wager, a losing one too, goes back. With the
+   Flush Bonus (HCF-11), the order in which they use the COM-7 cap (decision of 2026-12-01:
+   main wagers first, then side wagers by rule id); winnings pass the COM-7 cap first, then
+   the coverage test (HCF-12): the seat is covered when its net winnings after its own losing
+   wagers do not exceed the funds left; otherwise it is dead and every wager, a losing one too,
+   goes back. With the
    ``collect-first`` policy the seats that win nothing net go first (still in HCF-7 order).
 3. The rake (HCF-13): each fee held in ``spot:<seat>:house_fee`` goes to ``rake``, or back to a
    dead seat; the DP's fee is taken from the funds left after settlement, so it never reduces
@@ -98,7 +100,11 @@ def run_text(run: ev.StraightFlush) -> str:
 
 
 def wager_results(config: HcfConfig, seat: HcfSeat, dp: DpHand) -> list[WagerResult]:
-    """Ante and Raise (HCF-8, HCF-9), then the bonus wagers placed (HCF-10, HCF-11)."""
+    """Ante and Raise (HCF-8, HCF-9), then the bonus wagers placed (HCF-10, HCF-11).
+
+    This order is also the order in which the seat's winnings use the COM-7 cap (decision of
+    2026-12-01): the main wagers first, Ante then Raise, then the side wagers by rule id, the
+    Straight Flush Bonus (HCF-10) before the Flush Bonus (HCF-11)."""
     mine = ev.flush(seat.cards)
     results: list[WagerResult] = []
     if not dp.qualifies:

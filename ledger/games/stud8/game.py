@@ -267,9 +267,12 @@ class StudHiLo(Game[StudConfig, StudHand]):
             CardsRevealed(hand_no=hand.hand_no, target=seat.seat, cards=seat.cards),
         ]
 
-    def leave(self, table: TableView, hand: StudHand, seat: int) -> list[HandRecord]:
-        """COM-6: a player who leaves during the hand folds at once, in turn or not."""
-        if hand.phase == "settle" or seat not in hand.participants() or not hand.seat(seat).live:
+    def fold_out(self, table: TableView, hand: StudHand, seat: int) -> list[HandRecord]:
+        """COM-6: a player who leaves during the hand folds at once, in turn or not, all-in
+        too (the hand holds a decision for it until the showdown): its chips stay in the pots
+        as dead money, except the part no other player matched, which goes back to it
+        (STUD8-11)."""
+        if hand.phase == "settle" or not hand.seat(seat).live:
             return []
         return [PlayerActed(hand_no=hand.hand_no, seat=seat, action="fold", rule="COM-6")]
 

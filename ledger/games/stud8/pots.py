@@ -5,7 +5,8 @@ contributions this module forms the pots, takes the rake and splits each pot hi/
 functions of the hand:
 
 - The uncalled part of the highest contribution (above every other seat's) goes back to its
-  seat, unraked (STUD8-11).
+  seat, unraked, whether that seat is still in the hand, folded or left: it is never in a pot
+  (STUD8-11, decision of 2026-12-01).
 - Pots are formed by the contributions of the hands still contesting (neither folded nor
   mucked): one pot per distinct contribution level, each contested by the seats that reached
   it (STUD8-9). Folded and mucked chips are dead money in the pots up to their level; dead chips
@@ -41,14 +42,17 @@ class Pot:
         return sum(a for _, a in self.shares)
 
 
-def uncalled(contributed: dict[int, int], folded: set[int]) -> tuple[int, int] | None:
-    """(seat, amount): the part of the highest contribution nobody else matched (STUD8-11)."""
+def uncalled(contributed: dict[int, int]) -> tuple[int, int] | None:
+    """(seat, amount): the part of the highest contribution no other player matched, which goes
+    back to its seat unraked and is never in a pot, whether that seat is still in the hand,
+    folded or left (STUD8-11, decision of 2026-12-01). Only the highest contribution can hold
+    such a part; a contribution matched by a seat that folded later is matched all the same."""
     if not contributed:
         return None
     ranked = sorted(contributed.items(), key=lambda kv: -kv[1])
     top_seat, top = ranked[0]
     second = ranked[1][1] if len(ranked) > 1 else 0
-    if top > second and top_seat not in folded:
+    if top > second:
         return top_seat, top - second
     return None
 

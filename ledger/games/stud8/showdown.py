@@ -57,7 +57,7 @@ def must_show(hand: StudHand, seat: int) -> str | None:
 
 def _contributions_after_refund(hand: StudHand) -> dict[int, int]:
     contributed = {s.seat: s.contributed for s in hand.seats if s.contributed}
-    refund = potmath.uncalled(contributed, {s.seat for s in hand.seats if not s.live})
+    refund = potmath.uncalled(contributed)
     if refund is not None:
         contributed[refund[0]] -= refund[1]
     return contributed
@@ -71,8 +71,7 @@ def settle(config: StudConfig, hand: StudHand) -> HandSettled:
     transfers: list[Transfer] = []
     outcomes: list[Outcome] = []
     contributed = {s.seat: s.contributed for s in hand.seats if s.contributed}
-    folded = {s.seat for s in hand.seats if not s.live}
-    refund = potmath.uncalled(contributed, folded)
+    refund = potmath.uncalled(contributed)
     if refund is not None:
         seat, amount = refund
         contributed[seat] -= amount

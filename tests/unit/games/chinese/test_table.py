@@ -346,8 +346,9 @@ def test_com_6_the_player_who_left_cannot_set_the_folded_hand_on_return() -> Non
     t = three_players()
     dealt_g_h_f1(t)
     t.run(UnseatPlayer(command_id="bye", table=CODE, seat=2))
-    t.seat(2, player="p2", buy=None)
-    fails(t, lambda: t.set(2, hand_of(*h.H)), "hand_folded")
+    fails(t, lambda: t.seat(2, player="p2", buy=None), "seat_reserved")  # until the hand ends
+    t.seat(4, player="p2", buy=None)  # another seat: not in this hand
+    fails(t, lambda: t.set(2, hand_of(*h.H)), "seat_left")
 
 
 def test_com_6_leaving_after_setting_keeps_the_hand_in_play() -> None:

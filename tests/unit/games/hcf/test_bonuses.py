@@ -121,3 +121,20 @@ def test_hcf_10_hcf_11_a_folded_player_loses_both_bonus_wagers() -> None:
         lost = outcome(s, 1, kind)
         assert (lost.result, lost.amount, lost.rule, lost.note) == ("lose", -lost.stake, "HCF-5",
                                                                    "folded")
+
+
+def test_com_7_within_a_seat_main_wagers_then_side_wagers_by_rule_id() -> None:
+    """COM-7 (decision of 2026-12-01): one seat's wagers use the cap in rule order, the Ante
+    and the Raise first, then the side wagers by rule id: the Straight Flush Bonus (HCF-10)
+    before the Flush Bonus (HCF-11)."""
+    # Ante 1-1 (the DP does not qualify, HCF-8), the Raise pushes; a run of 4 pays 60-1 on the
+    # Straight Flush Bonus and a 4-card flush 2-1 on the Flush Bonus: 1,000 + 6,000 + 200.
+    both = {"straight_flush_bonus": 100, "flush_bonus": 100}
+    _, s = showdown(NON_QUALIFYING_RUN, {2: RUNS[2]}, bonuses={2: both},
+                    config={"max_aggregate_payout": 4_000})
+    ante, sfb, fb = (outcome(s, 2, w) for w in ("ante", "straight_flush_bonus", "flush_bonus"))
+    assert (ante.amount, ante.withheld) == (1_000, 0)
+    assert (sfb.amount, sfb.withheld, sfb.rule) == (3_000, 3_000, "COM-7")
+    assert (fb.amount, fb.withheld, fb.rule) == (0, 200, "COM-7")
+    order = [o.wager for o in s.outcomes if o.seat == 2]
+    assert order == ["ante", "raise", "straight_flush_bonus", "flush_bonus"]

@@ -123,8 +123,11 @@ def test_com_6_a_player_who_left_cannot_wager_again_nor_can_a_newcomer_in_the_se
     t.wager(2, "ante", 1_000)
     t.unseat(2)  # leaving before the deal folds the Ante (COM-6)
     t.unseat(3)
-    t.run(SeatPlayer(command_id=t.cid(), table=TABLE, seat=2, player="p2"))
-    t.run(SeatPlayer(command_id=t.cid(), table=TABLE, seat=3, player="p9"))
-    refused(t, "seat_folded", 2, "flush_bonus", 100)
-    refused(t, "player_not_in_hand", 3, "ante", 500)
+    for seat, player in ((2, "p2"), (3, "p9")):  # both seats stay the hand's until it ends
+        with pytest.raises(LedgerError) as err:
+            t.run(SeatPlayer(command_id=t.cid(), table=TABLE, seat=seat, player=player))
+        assert err.value.code == "seat_reserved"
+    t.run(SeatPlayer(command_id=t.cid(), table=TABLE, seat=5, player="p2"))
+    refused(t, "seat_left", 2, "flush_bonus", 100)
+    refused(t, "seat_left", 3, "ante", 500)
     assert t.step().seats == ()

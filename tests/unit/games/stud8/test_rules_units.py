@@ -80,9 +80,11 @@ def test_stud8_9_pots_by_contesting_levels_with_dead_money() -> None:
 
 
 def test_stud8_11_uncalled_part_of_the_top_contribution() -> None:
-    assert pots.uncalled({1: 3_000, 2: 1_000, 3: 2_000}, set()) == (1, 1_000)
-    assert pots.uncalled({1: 3_000, 2: 3_000}, set()) is None
-    assert pots.uncalled({1: 3_000, 2: 1_000}, {1}) is None  # folded chips are dead
+    assert pots.uncalled({1: 3_000, 2: 1_000, 3: 2_000}) == (1, 1_000)
+    assert pots.uncalled({1: 3_000, 2: 3_000}) is None
+    # STUD8-11 (2026-12-01): a folded seat gets its unmatched part back too (the caller does
+    # not even say who folded: matching is what counts)
+    assert pots.uncalled({1: 3_000, 2: 1_000}) == (1, 2_000)
 
 
 def test_stud8_11_rake_whole_chips_capped_main_pot_first() -> None:
