@@ -42,6 +42,7 @@ from ledger.commands import (
 from ledger.dealing import DeckKeeper, deal_round_robin, recorded_deal
 from ledger.errors import (
     InvalidInput,
+    LedgerError,
     NotFound,
     RuleViolation,
     StateConflict,
@@ -131,6 +132,13 @@ class TableState:
         if step.kind == "wager" and view.departed & set(step.seats):
             step = step.model_copy(
                 update={"seats": tuple(s for s in step.seats if s not in view.departed)})
+        if step.kind in ("wager", "deal"):
+            try:
+                plan = self.game.deal_plan(view, self.hand)
+            except LedgerError:  # nothing to deal yet (no wager in)
+                plan = None
+            if plan is not None:
+                step = step.model_copy(update={"deal": plan})
         return step
 
     def seat_in_hand(self, seat: int) -> bool:

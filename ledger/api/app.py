@@ -14,6 +14,7 @@ from ledger import __version__
 from ledger.api import admin, audit, commands, errors, reads, reports, tables  # noqa: F401 - reports adds its routes to reads.router
 from ledger.api.auth import Principal, plain_parameters, principal
 from ledger.api.metrics import CONTENT_TYPE, Metrics
+from ledger.api.schemas import nullable_cards
 from ledger.application import LedgerApp
 from ledger.settings import Settings, get_settings
 from ledger.tokens import TokenStore
@@ -63,6 +64,15 @@ def create_app(settings: Settings | None = None, *, ledger: LedgerApp | None = N
     app.include_router(reads.router)
     app.include_router(audit.router)
 
+    generate = app.openapi
+
+    def typed_openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = finish_document(generate())
+        return app.openapi_schema
+
+    app.openapi = typed_openapi  # type: ignore[method-assign]
+
     @app.get("/openapi.json", include_in_schema=False)
     def openapi(_: Principal = Depends(principal)) -> JSONResponse:  # noqa: B008
         return JSONResponse(app.openapi())
@@ -82,6 +92,25 @@ def create_app(settings: Settings | None = None, *, ledger: LedgerApp | None = N
         return Response(metrics.render(), media_type=CONTENT_TYPE)
 
     return app
+
+
+def finish_document(doc: dict[str, Any]) -> dict[str, Any]:
+    """The generated document with the configuration schemas of the request bodies among the
+    components, and every card "a card, or null when hidden" (``ledger.api.schemas``)."""
+    components = doc.setdefault("components", {}).setdefault("schemas", {})
+
+    def lift(node: Any) -> Any:
+        if isinstance(node, dict):
+            for name, schema in node.pop("x-config-defs", {}).items():
+                components.setdefault(name, schema)
+            return {k: lift(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [lift(v) for v in node]
+        return node
+
+    lifted: dict[str, Any] = lift(doc)
+    finished: dict[str, Any] = nullable_cards(lifted)
+    return finished
 
 
 class _Timing:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse
@@ -26,7 +26,9 @@ from ledger.api.visibility import (
     hidden_cards,
     mask_events,
     scrub,
+    sees_all_cards,
     shown_cards,
+    visible_step,
 )
 from ledger.application import LedgerApp
 from ledger.commands import (
@@ -51,6 +53,11 @@ from ledger.commands import (
     command_from,
 )
 from ledger.errors import LedgerError
+from ledger.history import hand_events
+from ledger.records import HAND_ENDINGS, Record
+from ledger.results import hand_results
+
+HAND_ENDING_NAMES = frozenset(cls.__name__ for cls in HAND_ENDINGS)
 
 CODE_PATH = Path(
     pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$", description="Table code (case-insensitive)."
@@ -115,7 +122,7 @@ def run(request: Request, who: Principal, spec: Endpoint, code: str, body: BaseM
         result = ledger.execute(command)
     except LedgerError as exc:
         metrics.command(name, "rejected")
-        if who.sees_everything:
+        if who.sees_everything or _sees_all_cards_of(ledger, command.table, who):
             raise
         public = exc.public(who.seats)
         if card_texts([public.message, public.details]):
@@ -125,10 +132,24 @@ def run(request: Request, who: Principal, spec: Endpoint, code: str, body: BaseM
         raise public from None
     metrics.command(name, "replayed" if result.replayed else "appended")
     answer = result.as_dict()
-    if not who.sees_everything:
+    with ledger.reading(command.table) as table:
+        full = sees_all_cards(who, table)
+        answer["hand_no"] = table.state.hand_no
+        answer["step"] = visible_step(table.state.next_step(), who, full).model_dump(mode="json")
+    if not full:
         cards = CardFilter(lambda: _hidden_now(ledger, command.table, who.seats))
         answer["events"] = mask_events(answer["events"], cards)
+    answer["results"] = _results(ledger, command.table, result.events)
     return JSONResponse(answer, status_code=200 if result.replayed else 201)
+
+
+def _results(ledger: LedgerApp, code: str, events: list[dict[str, Any]]) -> Any:
+    """Each seat's result when one of the answer's events ended a hand (None otherwise)."""
+    ending = next((e for e in events if e.get("type") in HAND_ENDING_NAMES), None)
+    if ending is None:
+        return None
+    found = hand_results(cast(list[Record], hand_events(ledger, code, int(ending["hand_no"]))))
+    return None if found is None else found.model_dump(mode="json")
 
 
 def _hidden_now(ledger: LedgerApp, code: str, seats: frozenset[int]
@@ -137,6 +158,14 @@ def _hidden_now(ledger: LedgerApp, code: str, seats: frozenset[int]
         if table.state.hand is None:
             return None, frozenset()
         return table.state.hand_no, hidden_cards(ledger, table, seats)
+
+
+def _sees_all_cards_of(ledger: LedgerApp, code: str, who: Principal) -> bool:
+    try:
+        with ledger.reading(code) as table:
+            return sees_all_cards(who, table)
+    except LedgerError:
+        return False
 
 
 def _shown_now(ledger: LedgerApp, code: str, seats: frozenset[int]) -> frozenset[str]:

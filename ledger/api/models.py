@@ -7,13 +7,28 @@ the same fields, minus ``table``, which the path names (``POST /tables`` keeps i
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema, create_model
 
-from ledger.commands import Command, OpenTable
+from ledger.api.schemas import Event, GameConfig, HandState
+from ledger.commands import ChangeConfig, Command, OpenTable
 from ledger.games.base import Step
+from ledger.results import HandResults
 from ledger.tokens import Role
+
+
+@cache
+def _config_schema() -> dict[str, Any]:
+    """The JSON schema of a configuration in a request: one schema per game, chosen by
+    ``game`` (which may be left out when the table's game says it)."""
+    adapter: TypeAdapter[Any] = TypeAdapter(GameConfig)
+    schema: dict[str, Any] = adapter.json_schema(ref_template="#/components/schemas/{model}")
+    defs = schema.pop("$defs", {})
+    schema["description"] = ("The game's settings (one schema per game, chosen by `game`); "
+                             "settings left out keep their default, or for a change the value "
+                             "in force.")
+    return {**schema, "x-config-defs": defs}
 
 
 @cache
@@ -24,6 +39,12 @@ def body_model(cls: type[Command]) -> type[BaseModel]:
         for name, info in cls.model_fields.items()
         if name != "table" or cls is OpenTable
     }
+    if cls in (OpenTable, ChangeConfig):
+        # Documented as the game's configuration (the rules validate it and answer
+        # invalid_config with every problem): a new table's settings, or the settings a change
+        # sets; what is left out keeps its default (or, for a change, its value in force).
+        info = cls.model_fields["config"]
+        fields["config"] = (Annotated[dict[str, Any], WithJsonSchema(_config_schema())], info)
     model: type[BaseModel] = create_model(
         f"{cls.__name__}Body",
         __config__=ConfigDict(extra="forbid"),
@@ -33,36 +54,27 @@ def body_model(cls: type[Command]) -> type[BaseModel]:
     return model
 
 
-class EventOut(BaseModel):
-    """One event as stored (``sealed_deck`` left out), plus its class and table version.
-
-    The fields after the envelope are those of the event class named by ``type``
-    (``ledger.records``); face-down cards a reader may not see are ``null``.
-    """
-
-    model_config = ConfigDict(extra="allow")
-
-    type: str = Field(description="Event class: HandStarted, WagerPlaced, CardsDealt, ...")
-    version: int = Field(description="The table's version after this event.")
-    timestamp: str
-    prev_hash: str | None = Field(
-        default=None,
-        description="SHA-256 chain digest of the previous event; only for readers who see every "
-        "card (auditors). The digest covers the previous event's face-down cards, so a reader "
-        "who knows the rest of that event could search for them.",
-    )
-    command_id: str | None = None
-
-
 class CommandOut(BaseModel):
-    """What a command appended (201), or what it appended the first time (200, replayed)."""
+    """What a command appended (201), or what it appended the first time (200, replayed), and
+    what the table waits for now.
+
+    ``events``: the events appended, each with its ``type`` and the table ``version`` after it
+    (face-down cards the reader may not see are ``null``; ``prev_hash`` only for auditors).
+    ``step``: what the hand waits for now, as this reader may see it, with the deal plan when
+    the table may deal; a device needs no read between commands. ``results``: each seat's
+    result when one of the events ended a hand (``ledger.results``; null otherwise).
+    """
 
     command_id: str
     command: str
     table: str
     table_version: int
     replayed: bool
-    events: list[EventOut]
+    events: list[Event]
+    hand_no: int = Field(description="The table's last hand started (0 before the first).")
+    step: Step = Field(description="What the table waits for now (after this command).")
+    results: HandResults | None = Field(
+        default=None, description="Per-seat results of the hand this command ended.")
 
 
 class TableOut(BaseModel):
@@ -78,12 +90,12 @@ class TableOut(BaseModel):
     timezone: str
     version: int = Field(description="Events in the table's stream.")
     config_version: int
-    config: dict[str, Any]
+    config: GameConfig = Field(description="The table's configuration (one schema per game).")
     seats: dict[str, str] = Field(description="Seat number -> player.")
     balances: dict[str, int] = Field(description="Account -> chips (minor units).")
     button: int | None
     hand_no: int = Field(description="The last hand started (0 before the first).")
-    hand: dict[str, Any] | None = Field(description="The game's hand state, None between hands.")
+    hand: HandState | None = Field(description="The game's hand state, None between hands.")
     step: Step
     memo: dict[str, Any] | None = None
 

@@ -10,7 +10,7 @@ from ledger.api.auth import Principal, check_table, require
 from ledger.api.commands import CODE_PATH
 from ledger.api.errors import responses
 from ledger.api.models import TableOut
-from ledger.api.visibility import hidden_cards, mask
+from ledger.api.visibility import hidden_cards, mask, sees_all_cards, visible_step
 from ledger.application import LedgerApp
 
 READERS = ("device", "auditor", "accounting", "admin")
@@ -38,13 +38,11 @@ def table_state(
     with ledger.reading(code) as table:
         state = table.state
         hand = None if state.hand is None else state.hand.model_dump(mode="json")
-        step = state.next_step()
-        if not who.sees_everything:
-            if hand is not None:
-                hidden = hidden_cards(ledger, table, who.seats)
-                hand = mask(hand, state.game.hand_type, hidden.__contains__)
-            if not set(step.seats) <= who.seats:
-                step = step.public()  # no cap derived from cards the reader cannot see
+        full = sees_all_cards(who, table)
+        step = visible_step(state.next_step(), who, full)
+        if not full and hand is not None:
+            hidden = hidden_cards(ledger, table, who.seats)
+            hand = mask(hand, state.game.hand_type, hidden.__contains__)
         return {
             "code": state.code,
             "game": state.game.name,

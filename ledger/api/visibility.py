@@ -20,14 +20,36 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ledger.api.auth import Principal
 from ledger.application import LedgerApp
 from ledger.cards import format_card
 from ledger.errors import LedgerError
+from ledger.games.base import Step
 from ledger.records import CardsDealt, CardsRevealed, HandStarted
 from ledger.table import EVENT_TYPES, Table
 
 CARD_PATTERN = "^[2-9TJQKA][cdhs]$"
 _PAGE = 64
+
+
+def sees_all_cards(who: Principal, table: Table) -> bool:
+    """Whether ``who`` sees every face-down card of ``table``'s hand in progress: an auditor,
+    and on a ``recorded`` table the table's own device that is not bound to a seat (the dealer
+    terminal or card reader: it reported those cards, COM-8). On an ``rng`` table cards come
+    from the ledger's sealed deck and a device sees only its own seat's."""
+    if who.sees_everything:
+        return True
+    return (who.role == "device" and who.seat is None
+            and table.state.config.card_source == "recorded"
+            and who.may_use_table(table.state.code))
+
+
+def visible_step(step: Step, who: Principal, full: bool) -> Step:
+    """The step as ``who`` may read it: what the rules derive from the acting seat's cards
+    (the HCF-5 raise cap) only for a reader who sees those cards."""
+    if full or set(step.seats) <= who.seats:
+        return step
+    return step.public()
 
 
 def hidden_cards(ledger: LedgerApp, table: Table, seats: frozenset[int]) -> frozenset[str]:

@@ -78,6 +78,9 @@ class HandBase(BaseModel):
 
 
 class DealSlot(Record):
+    """One target of a round: a seat number, ``dealer`` or ``community`` (STUD8-6), with how
+    many cards it receives face down and face up."""
+
     target: Target
     down: int = Field(default=0, ge=0)
     up: int = Field(default=0, ge=0)
@@ -97,6 +100,9 @@ class DealPlan(Record):
 
     round: str
     slots: tuple[DealSlot, ...]
+    note: str | None = None
+    """Why the round is dealt as it is, where that is not the usual (e.g. the STUD8-6
+    community card), or what the next round will need."""
 
     @property
     def count(self) -> int:
@@ -134,6 +140,10 @@ class Step(Record):
     seats: tuple[int, ...] = ()
     options: tuple[Option, ...] = ()
     note: str | None = None
+    deal: DealPlan | None = None
+    """The round the table deals next, when it may deal now (a ``deal`` step, or a ``wager``
+    step once a wager is in): targets in dealing order with their face-down and face-up
+    counts. A ``recorded`` table's device reports exactly these (``DealCards.cards``)."""
 
     def public(self) -> Step:
         """The step as a reader who cannot see the listed seats' face-down cards sees it."""

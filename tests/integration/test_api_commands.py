@@ -309,9 +309,11 @@ def test_a_refusal_does_not_tell_hidden_cards(api: tuple[TestClient, Tokens]) ->
 def test_hcf_5_a_device_is_not_told_the_raise_cap_of_a_hidden_hand(
     api: tuple[TestClient, Tokens],
 ) -> None:
-    """The raise cap of a High Card Flush hand tells the class of its flush (HCF-5): a table
-    device sees the cap any hand allows, and a raise above the hand's cap is refused without
-    the cap or the flush length. The seat's own device and the auditor see the real cap."""
+    """The raise cap of a High Card Flush hand tells the class of its flush (HCF-5): a device
+    that cannot see the seat's cards (here the DP's seat-bound device) sees the cap any hand
+    allows, and a raise above the hand's cap is refused without the cap or the flush length.
+    The seat's own device, the auditor and, on a ``recorded`` table, the dealer terminal that
+    reported the cards (COM-8) see the real cap."""
     client, tokens = api
     tokens.device = app_of(client).state.tokens.create("device", tables=["H1"])[0]
     r = client.post("/tables", json={"command_id": "open-H1", "table": "H1",
@@ -336,6 +338,8 @@ def test_hcf_5_a_device_is_not_told_the_raise_cap_of_a_hidden_hand(
         assert answer.status_code == 201, answer.text
     seat_token = post(client, tokens.admin, "/tokens", role="device", tables=["H1"],
                       seat=2).json()["token"]
+    dp_token = post(client, tokens.admin, "/tokens", role="device", tables=["H1"],
+                    seat=1).json()["token"]
 
     def raise_cap(token: str) -> int:
         step = client.get("/tables/H1", headers=bearer(token)).json()["step"]
@@ -343,17 +347,16 @@ def test_hcf_5_a_device_is_not_told_the_raise_cap_of_a_hidden_hand(
         cap: int = next(o["max_amount"] for o in step["options"] if o["action"] == "raise")
         return cap
 
-    assert raise_cap(tokens.device) == raise_cap(tokens.accounting) == 3_000
-    assert raise_cap(tokens.auditor) == raise_cap(seat_token) == 1_000
+    assert raise_cap(dp_token) == raise_cap(tokens.accounting) == 3_000
+    assert raise_cap(tokens.auditor) == raise_cap(seat_token) == raise_cap(tokens.device) == 1_000
 
     before = events_stored(client)
-    r = post(client, tokens.device, "/tables/H1/hands/current/actions", command_id="r3",
+    r = post(client, seat_token, "/tables/H1/hands/current/actions", command_id="r3",
              seat=2, action="raise", amount=3_000)
     assert_error(r, 422, "raise_above_maximum")
-    error = r.json()["error"]
-    assert error["details"] == {"amount": 3_000, "rule": "HCF-5"}
-    assert "4-card" not in error["message"] and "1000" not in error["message"]
-    r = post(client, seat_token, "/tables/H1/hands/current/actions", command_id="r3s",
+    assert r.json()["error"]["details"]["flush_length"] == 4
+    # the dealer terminal of a recorded table reported those cards: it is told the same
+    r = post(client, tokens.device, "/tables/H1/hands/current/actions", command_id="r3d",
              seat=2, action="raise", amount=3_000)
     assert_error(r, 422, "raise_above_maximum")
     assert r.json()["error"]["details"]["flush_length"] == 4

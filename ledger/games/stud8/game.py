@@ -285,17 +285,24 @@ class StudHiLo(Game[StudConfig, StudHand]):
             raise wrong_phase("deal", self.next_step(table, hand))
         street = 3 if hand.street == 0 else hand.street + 1
         live = [s.seat for s in hand.live]
+        left = DECK_SIZE - sum(len(s.cards) for s in hand.seats) - len(hand.community)
+        note = None
         if street == 3:
             slots = tuple(DealSlot(target=s, down=2, up=1) for s in live)
         elif street < 7:
             slots = tuple(DealSlot(target=s, up=1) for s in live)
+            after = left - len(slots)
+            if street == 6 and after < len(live):
+                note = (f"after this round {after} cards are left for {len(live)} live seats: "
+                        "seventh street will be one community card face up, unless seats "
+                        "fold (STUD8-6)")
+        elif left < len(live):
+            slots = (DealSlot(target="community", up=1),)
+            note = (f"{left} cards are left for {len(live)} live seats: one community card "
+                    "face up plays in every hand (STUD8-6)")
         else:
-            used = sum(len(s.cards) for s in hand.seats) + len(hand.community)
-            if DECK_SIZE - used < len(live):
-                slots = (DealSlot(target="community", up=1),)
-            else:
-                slots = tuple(DealSlot(target=s, down=1) for s in live)
-        return DealPlan(round=STREET_NAMES[street], slots=slots)
+            slots = tuple(DealSlot(target=s, down=1) for s in live)
+        return DealPlan(round=STREET_NAMES[street], slots=slots, note=note)
 
     def evolve(self, hand: StudHand | None, record: HandRecord) -> StudHand | None:
         if isinstance(record, HandStarted):
