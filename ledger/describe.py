@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from ledger import records as r
 from ledger.cards import format_cards
+from ledger.games.hcf.settlement import coverage_flows
 from ledger.money import format_amount
 
 
@@ -123,13 +124,20 @@ def _sections(event: r.HandSettled) -> Iterable[str]:
         c = event.coverage
         start = format_amount(c.funds_at_start)
         yield f"coverage: DP seat {c.dp_seat}, funds at start {start} [HCF-12]"
+        flows = coverage_flows(event)
         for line in c.lines:
             state = "covered" if line.covered else "DEAD"
+            paid_in, paid = flows[line.seat]
             yield (
-                f"  seat {line.seat}: liability {format_amount(line.liability)} {state}, funds "
+                f"  seat {line.seat}: liability {format_amount(line.liability)} {state}, paid in "
+                f"{format_amount(paid_in)}, paid {format_amount(paid)}, funds "
                 f"{format_amount(line.funds_before)} -> {format_amount(line.funds_after)}"
             )
         yield f"  funds left {format_amount(c.funds_left)}"
+    for o in event.outcomes:
+        if o.wager == "uncalled":
+            yield (f"uncalled bet: seat {o.seat} {format_amount(o.stake)} returned, unraked and "
+                   f"in no pot [{o.rule}]")
     for p in event.pots:
         low = (
             f", low {p.low_winners} {format_amount(p.low_amount)}" if p.low_winners else ", no low"

@@ -1,11 +1,13 @@
 """The coverage view (RULES HCF-12): per designated-player hand, the DP, the funds in action at
-the start, each seat's liability tested in settlement order, covered or dead, and the funds
-left. Read from the ``coverage`` section of HandSettled."""
+the start, each seat's liability tested in settlement order, covered or dead, what it paid into
+the funds and what the funds paid it, and the funds left. Read from the ``coverage`` section and
+the transfers of HandSettled."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from ledger.games.hcf.settlement import coverage_flows
 from ledger.records import HandSettled
 from projections.base import Item, View
 
@@ -21,6 +23,7 @@ LINES_DDL = (
     "table_code TEXT NOT NULL, hand_no BIGINT NOT NULL, seq INTEGER NOT NULL, "
     "seat INTEGER NOT NULL, liability_minor BIGINT NOT NULL, covered INTEGER NOT NULL, "
     "funds_before_minor BIGINT NOT NULL, funds_after_minor BIGINT NOT NULL, "
+    "paid_in_minor BIGINT NOT NULL, paid_minor BIGINT NOT NULL, "
     "PRIMARY KEY (table_code, hand_no, seq))"
 )
 
@@ -28,6 +31,7 @@ LINES_DDL = (
 class Coverage(View):
     name = "coverage"
     description = "designated-player coverage per HCF hand (HCF-12)"
+    version = 2
     tables = ("proj_coverage", "proj_coverage_lines")
     ddl = (
         COVERAGE_DDL,
@@ -47,9 +51,12 @@ class Coverage(View):
         dead = sum(1 for line in c.lines if not line.covered)
         self._hands.append((item.code, event.hand_no, item.version, item.at, item.day,
                             c.dp_seat, c.funds_at_start, c.funds_left, dead))
+        flows = coverage_flows(event)
         for seq, line in enumerate(c.lines):
+            paid_in, paid = flows[line.seat]
             self._lines.append((item.code, event.hand_no, seq, line.seat, line.liability,
-                                int(line.covered), line.funds_before, line.funds_after))
+                                int(line.covered), line.funds_before, line.funds_after,
+                                paid_in, paid))
 
     def flush(self) -> None:
         self.tx.executemany(
@@ -60,8 +67,8 @@ class Coverage(View):
         )
         self.tx.executemany(
             "INSERT INTO {proj_coverage_lines} (table_code, hand_no, seq, seat, "
-            "liability_minor, covered, funds_before_minor, funds_after_minor) "
-            "VALUES (?,?,?,?,?,?,?,?)",
+            "liability_minor, covered, funds_before_minor, funds_after_minor, paid_in_minor, "
+            "paid_minor) VALUES (?,?,?,?,?,?,?,?,?,?)",
             self._lines,
         )
 

@@ -3,7 +3,9 @@
 One row per (table, hand): game, gaming day (of its start), times, status (``in_progress``,
 ``settled``, ``voided``, ``cancelled``), button and designated player, seats, the cards by
 round, every wager and decision in order, the reveals, the settlement (outcomes with their
-rule ids, transfers, jackpot lines, coverage, pots, points, rake), the revealed deck, and
+rule ids, transfers, jackpot lines, coverage with what each seat paid in and was paid, pots and
+the uncalled bet returned, points, rake, and each seat's result: ``ledger.results``), the
+revealed deck, and
 totals: chips wagered (moved from stacks into wager spots and pots; in Chinese Poker the stakes
 put in play), rake (the rake account's change over the hand), jackpot contributions and awards,
 the house's result (its account's change) and the designated player's (HCF-14), and what caps
@@ -22,6 +24,8 @@ from ledger import accounts
 from ledger import records as r
 from ledger.accounts import net_flows
 from ledger.cards import card_list
+from ledger.games.hcf.settlement import coverage_flows
+from ledger.results import HandTally
 from projections.base import Item, View, dumps
 
 HANDS_DDL = (
@@ -46,12 +50,15 @@ COLUMNS = (
     "dp_result_minor", "withheld_minor",
 )
 ENDINGS = {r.HandSettled: "settled", r.HandVoided: "voided", r.HandCancelled: "cancelled"}
+TALLY = "tally"
+"""Key of the running per-seat tally in the result of a hand in progress (``ledger.results``)."""
 DP_WAGER = "designated_player"
 
 
 class Hands(View):
     name = "hands"
     description = "every hand: seats, cards, actions, results, rule ids"
+    version = 2
     tables = ("proj_hands",)
     ddl = (
         HANDS_DDL,
@@ -134,6 +141,9 @@ def _started(item: Item, event: r.HandStarted) -> dict[str, Any]:
         "house_result_minor": 0, "dp_result_minor": None, "withheld_minor": 0,
     }
     _money(row, event.transfers)
+    tally = HandTally()
+    tally.add(event)
+    row["result_json"] = {TALLY: tally.to_json()}
     return row
 
 
@@ -141,6 +151,10 @@ def _fold(row: dict[str, Any], item: Item, event: r.HandRecord) -> None:
     """Fold one hand event into its row."""
     transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
     _money(row, transfers)
+    tally = HandTally.from_json(row["result_json"].get(TALLY) or {"hand_no": event.hand_no,
+                                                                  "lines": {}, "seats": []})
+    tally.add(event)
+    row["result_json"][TALLY] = tally.to_json()
     rule = getattr(event, "rule", None)
     if rule:
         row["rules"].add(rule)
@@ -182,7 +196,8 @@ def _acted(row: dict[str, Any], base: dict[str, Any], event: r.PlayerActed) -> N
 
 
 def _ended(row: dict[str, Any], event: r.HandRecord) -> None:
-    result: dict[str, Any] = {}
+    tally = HandTally.from_json(row["result_json"][TALLY])
+    result: dict[str, Any] = {"results": tally.results(event).model_dump(mode="json")}
     if isinstance(event, r.HandSettled):
         result["outcomes"] = [o.model_dump(mode="json") for o in event.outcomes]
         result["max_aggregate_payout_minor"] = event.max_aggregate_payout
@@ -190,8 +205,15 @@ def _ended(row: dict[str, Any], event: r.HandRecord) -> None:
             values = getattr(event, section)
             if values:
                 result[section] = [v.model_dump(mode="json") for v in values]
+        returned = [{"seat": o.seat, "amount": o.stake, "rule": o.rule}
+                    for o in event.outcomes if o.wager == "uncalled"]
+        if returned:  # STUD8-11: returned to its seat, in no pot
+            result["uncalled"] = returned
         if event.coverage is not None:
             result["coverage"] = event.coverage.model_dump(mode="json")
+            flows = coverage_flows(event)
+            for line in result["coverage"]["lines"]:
+                line["paid_in"], line["paid"] = flows[line["seat"]]
         row["rules"].update(o.rule for o in event.outcomes)
         row["rules"].update(j.rule for j in event.jackpot)
         row["rules"].update(k.rule for k in event.rake)

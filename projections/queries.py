@@ -257,7 +257,8 @@ class ReadModel:
                           f"{_page(limit, offset)}", params)
         for hand in hands:
             lines = self._all("SELECT seat, liability_minor, covered, funds_before_minor, "
-                              "funds_after_minor FROM {proj_coverage_lines} WHERE "
+                              "funds_after_minor, paid_in_minor, paid_minor FROM "
+                              "{proj_coverage_lines} WHERE "
                               "table_code = ? AND hand_no = ? ORDER BY seq",
                               (hand["table_code"], hand["hand_no"]))
             for line in lines:
@@ -365,6 +366,7 @@ def _full_hand(row: Row, show_hidden: bool) -> Row:
     for column in JSON_COLUMNS:
         row[column.removesuffix("_json")] = json.loads(row.pop(column))
     row["rules"] = _rules(row["rules"])
+    row["result"].pop("tally", None)  # the running per-seat tally of a hand in progress
     if row["status"] == "in_progress" and not show_hidden:
         for rnd in row["cards"]:
             for dealt in rnd["dealt"]:

@@ -308,3 +308,22 @@ def _dp_result(book: _Ledger, config: HcfConfig, hand: HcfHand, any_taking_part:
         result="win" if result > 0 else "lose" if result < 0 else "push",
         stake=hand.funds, amount=result, rule="HCF-14", note=note,
     ))
+
+
+def coverage_flows(settled: HandSettled) -> dict[int, tuple[int, int]]:
+    """Per coverage line's seat: (what it paid into the DP's funds, what the funds paid it),
+    HCF-12. A folded seat paid its wagers in at the fold; a covered seat paid its losing wagers
+    and was paid its winnings; a dead seat neither. For every line ``funds_after -
+    funds_before == paid_in - paid``."""
+    if settled.coverage is None:
+        return {}
+    player_of: dict[int, str] = {}
+    for t in settled.transfers:
+        if accounts.is_spot(t.src) and accounts.is_player(t.dst):
+            player_of.setdefault(int(t.src.split(":")[1]), t.dst)
+    flows: dict[int, tuple[int, int]] = {}
+    for line in settled.coverage.lines:
+        paid = sum(t.amount for t in settled.transfers
+                   if t.src == accounts.BANK and t.dst == player_of.get(line.seat))
+        flows[line.seat] = (line.funds_after - line.funds_before + paid, paid)
+    return flows

@@ -1,0 +1,147 @@
+"""A table device as a real one works: a full hand of every game over HTTP, driven only by the
+command answers (the step each answer carries, its deal plan, its options) with no read in
+between; the per-seat results of the settle answer sum with the table's lines to zero and agree
+with the transfers the answers listed."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ledger import accounts
+from ledger.api import create_app
+from ledger.cards import card_list, parse_cards
+from ledger.settings import Settings
+from ledger.sim.chinese_arrange import greedy
+from tests.support.http import Tokens, bearer, make_tokens
+
+GAMES = {
+    "caribbean-stud": (3, 100_000),
+    "high-card-flush": (3, 50_000),
+    "chinese-poker": (3, 2_000),
+    "stud-hilo": (4, 20_000),
+}
+
+
+@pytest.fixture
+def device_api(store_settings: Settings) -> Iterator[tuple[TestClient, Tokens]]:
+    app = create_app(store_settings)
+    tokens = make_tokens(app, [f"DEV-{n}" for n in range(len(GAMES))])
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield client, tokens
+
+
+class Device:
+    """Sends commands and keeps nothing but the answers."""
+
+    def __init__(self, client: TestClient, token: str, code: str) -> None:
+        self.client, self.token, self.code = client, token, code
+        self.answers: list[dict[str, Any]] = []
+        self.n = 0
+
+    def send(self, path: str, **body: Any) -> dict[str, Any]:
+        self.n += 1
+        r = self.client.post(path.replace("{code}", self.code),
+                             json={"command_id": f"c{self.n}", **body}, headers=bearer(self.token))
+        assert r.status_code == 201, r.text
+        answer: dict[str, Any] = r.json()
+        self.answers.append(answer)
+        return answer
+
+
+def play(device: Device, game: str, seats: int, rng: random.Random) -> dict[str, Any]:
+    """One hand from start to settlement, every decision taken from the last answer."""
+    deck = card_list(rng.sample(range(52), 52))
+    dealt: dict[str, list[str]] = {}
+    wagered: set[int] = set()
+    answer = device.send("/tables/{code}/hands")
+    while answer["results"] is None:
+        step = answer["step"]
+        kind, plan = step["kind"], step["deal"]
+        if kind == "offer":
+            answer = device.send("/tables/{code}/hands/current/actions", seat=step["seats"][0],
+                                 action="accept")
+        elif kind == "wager" and set(step["seats"]) - wagered:
+            seat = min(set(step["seats"]) - wagered)
+            wagered.add(seat)
+            ante = next(o for o in step["options"] if o["action"] == "ante")
+            answer = device.send("/tables/{code}/hands/current/wagers", seat=seat, kind="ante",
+                                 amount=ante["min_amount"])
+        elif kind in ("wager", "deal"):
+            assert plan is not None, step
+            cards: dict[str, list[str]] = {}
+            for slot in plan["slots"]:  # targets in dealing order, face down before face up
+                given = [deck.pop() for _ in range(slot["down"] + slot["up"])]
+                cards[str(slot["target"])] = given
+                dealt.setdefault(str(slot["target"]), []).extend(given)
+            answer = device.send("/tables/{code}/hands/current/deal", cards=cards)
+            (event,) = [e for e in answer["events"] if e["type"] == "CardsDealt"]
+            assert [d["target"] for d in event["dealt"]] == [s["target"] for s in plan["slots"]]
+            assert event["round"] == plan["round"]
+        elif kind == "act":
+            answer = act(device, step, dealt)
+        elif kind == "reveal":
+            answer = device.send("/tables/{code}/hands/current/reveal")
+        else:
+            assert kind == "settle", step
+            answer = device.send("/tables/{code}/hands/current/settle")
+    assert answer["step"]["kind"] == "over"
+    return answer
+
+
+def act(device: Device, step: dict[str, Any], dealt: dict[str, list[str]]) -> dict[str, Any]:
+    seat = step["seats"][0]
+    options = {o["action"]: o for o in step["options"]}
+    path = "/tables/{code}/hands/current/actions"
+    if "set" in options:  # Chinese Poker: the device dealt the seat's 13 cards itself
+        front, middle, back = (card_list(s) for s in greedy(parse_cards(" ".join(
+            dealt[str(seat)]))))
+        return device.send(path, seat=seat, action="set", front=front, middle=middle, back=back)
+    for action in ("show", "play", "raise", "call", "check", "bring_in"):
+        if action in options:
+            amount = options[action]["min_amount"] if action == "raise" else None
+            body = {"amount": amount} if amount is not None else {}
+            return device.send(path, seat=seat, action=action, **body)
+    raise AssertionError(f"no option to take in {step}")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_device_plays_a_full_hand_from_the_answers_alone(
+    device_api: tuple[TestClient, Tokens], game: str
+) -> None:
+    client, tokens = device_api
+    code = f"DEV-{sorted(GAMES).index(game)}"
+    r = client.post("/tables", json={"command_id": "open", "table": code, "game": game,
+                                     "config": {"card_source": "recorded"}},
+                    headers=bearer(tokens.admin))
+    assert r.status_code == 201, r.text
+    assert r.json()["step"] == {"kind": "over", "seats": [], "options": [], "note": None,
+                                "deal": None}
+    device = Device(client, tokens.device, code)
+    players, stack = GAMES[game]
+    for seat in range(1, players + 1):
+        device.send("/tables/{code}/seats", seat=seat, player=f"p{seat}")
+        device.send("/tables/{code}/buy-ins", seat=seat, amount=stack)
+    first = len(device.answers)
+    answer = play(device, game, players, random.Random(game))
+    results = answer["results"]
+    dp = results["designated_player"]
+    assert sum(s["net"] for s in results["seats"]) + results["house"] + results["rake"] + \
+        results["jackpot"] + (dp["net"] if dp else 0) == 0
+    for s in results["seats"]:
+        assert s["net"] == s["won"] + s["returned"] - s["wagered"] - s["fee"]
+    # The results agree with the transfers the answers listed, chip for chip.
+    flows = accounts.net_flows(
+        accounts.transfer(t["src"], t["dst"], t["amount"], t.get("rule"), t.get("memo"))
+        for a in device.answers[first:] for e in a["events"] for t in e.get("transfers", ()))
+    lines = {accounts.HOUSE: results["house"], accounts.RAKE: results["rake"],
+             accounts.JACKPOT: results["jackpot"]}
+    for s in [*results["seats"], *([dp] if dp else [])]:
+        lines[accounts.player(s["player"])] = s["net"]
+    assert {k: v for k, v in flows.items() if v and not accounts.is_hand_scoped(k)} == \
+        {k: v for k, v in lines.items() if v}
+    assert all(a["step"]["kind"] != "over" for a in device.answers[first:-1])
