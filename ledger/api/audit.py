@@ -4,6 +4,7 @@ they are, their files handed over as one zip download."""
 from __future__ import annotations
 
 import io
+import json
 import tempfile
 import zipfile
 from pathlib import Path as FilePath
@@ -61,7 +62,11 @@ def accounting_export(
 
 @router.get("/exports/hands/{day}", tags=["exports"], summary="Hand histories of a day",
             description="Token: auditor. The hands that started on the gaming day: JSON Lines "
-            "(every game), PHH or Open Hand History (the games they fit), in one zip.",
+            "(every game), PHH or Open Hand History (the games they fit), in one zip named "
+            "`hands-[TABLE-]DAY-FORMAT.zip`, with `manifest.json`: the files, the hands written, "
+            "those skipped (games the format cannot describe, voided or cancelled hands), those "
+            "still in progress, and for PHH/OHH how many standard tools replay and, for the "
+            "others, the rules that prevent it.",
             response_class=Response, responses={**ZIP, **responses(403, 404)})
 def hands_export(
     request: Request,
@@ -76,8 +81,13 @@ def hands_export(
     read = side.fresh()
     ledger: LedgerApp = request.app.state.ledger
     with tempfile.TemporaryDirectory(prefix="ledger-export-") as out:
-        export_hands(ledger, read, day, fmt, out, table=table)
-        return _zip(FilePath(out), f"hands-{day}-{fmt}.zip")
+        result = export_hands(ledger, read, day, fmt, out, table=table)
+        code = None if table is None else str(read.table(table)["table_code"])
+        manifest = result.manifest(fmt, day, code)
+        (FilePath(out) / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n",
+                                                     encoding="utf-8")
+        stem = f"hands-{day}" if code is None else f"hands-{code}-{day}"
+        return _zip(FilePath(out), f"{stem}-{fmt}.zip")
 
 
 def _zip(directory: FilePath, name: str) -> Response:

@@ -98,6 +98,10 @@ def hands(
     if files > len(shown):
         typer.echo(f"... {files} files in {shown[0].path.parent}")
     typer.echo(f"{result.hands} hands exported as {fmt}")
+    if fmt.lower() != "jsonl" and result.hands:
+        rules = ", ".join(f"{rule}: {n}" for rule, n in sorted(result.not_replayable.items()))
+        typer.echo(f"{result.replayable} replayable in standard tools, "
+                   f"{result.hands - result.replayable} not" + (f" ({rules})" if rules else ""))
     for game, count in result.skipped.items():
         typer.echo(f"skipped {count} {game} hands: {fmt} cannot describe that game "
                    "(use --format jsonl)")

@@ -39,6 +39,11 @@ DP_RESULTS = ("table", "gaming_day", "currency", "player", "hands", "result")
 class Written:
     path: Path
     rows: int
+    replayable: int = 0
+    """Of the hands written in a poker format, those standard tools replay (PHH, OHH)."""
+    blocked: tuple[tuple[str, int], ...] = ()
+    """Hands standard tools do not replay, by the rule that prevents it (a hand may count
+    under several rules)."""
 
 
 def export_accounting(read: ReadModel, day: str, out: str | Path) -> list[Written]:

@@ -48,6 +48,24 @@ class HandsExport:
     formats record hands that were played out."""
     in_progress: int = 0
     """Hands that started on the day and have not ended: never exported (unfinished)."""
+    replayable: int = 0
+    """Of the hands written as PHH or OHH, those standard tools replay to the same stacks."""
+    not_replayable: dict[str, int] = field(default_factory=dict)
+    """The others, by the rule that prevents a replay (a hand may count under several)."""
+
+    def manifest(self, fmt: str, day: str, table: str | None) -> dict[str, Any]:
+        """What the export holds and what it left out (``manifest.json`` of the zip)."""
+        data: dict[str, Any] = {
+            "format": fmt, "gaming_day": day, "table": table, "hands": self.hands,
+            "files": [w.path.name for w in self.written],
+            "skipped": dict(self.skipped), "voided_or_cancelled": dict(self.unplayed),
+            "in_progress": self.in_progress,
+        }
+        if fmt != "jsonl":
+            data["replayable"] = self.replayable
+            data["not_replayable"] = self.hands - self.replayable
+            data["not_replayable_by_rule"] = dict(sorted(self.not_replayable.items()))
+        return data
 
 
 def export_hands(app: Any, read: ReadModel, day: str, fmt: str, out: str | Path, *,
@@ -87,8 +105,13 @@ def export_hands(app: Any, read: ReadModel, day: str, fmt: str, out: str | Path,
         settled = [h for h in group if h["status"] == "settled"]
         if len(settled) < len(group):
             result.unplayed[game] = len(group) - len(settled)
-        result.written.extend(writer(app, read, settled, directory, stem))
+        files = writer(app, read, settled, directory, stem)
+        result.written.extend(files)
         result.hands += len(settled)
+        for w in files:
+            result.replayable += w.replayable
+            for rule, count in w.blocked:
+                result.not_replayable[rule] = result.not_replayable.get(rule, 0) + count
     return result
 
 

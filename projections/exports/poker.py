@@ -11,8 +11,13 @@ Which formats fit which game (the decision, with reasons):
   (``FL``), antes, pots with rake and per-player wins: stud hi/lo fits it, with two documented
   stretches, since the spec names only flop-game streets and has no bring-in: rounds are named
   ``Third Street`` ... ``Seventh Street`` and ``Showdown``, and the bring-in is written as
-  ``Post Extra Blind`` (a forced bet); stud has no button, so ``dealer_seat`` is 0. One ``.ohh``
-  file per day, hands separated by a blank line as the spec's storage format says.
+  ``Post Extra Blind`` (a forced bet); stud has no button, so ``dealer_seat`` is 0. An action
+  that puts a player all in carries ``is_allin``; an uncalled bet (STUD8-11) is a last pot its
+  bettor takes back, so every hand balances (what was put in = the pots = the wins + the
+  rake). One ``.ohh`` file per day, hands separated by a blank line as the spec says.
+- Each hand says whether standard tools replay it and, if not, which rules prevent it (PHH:
+  ``_replayable`` / ``_not_replayable``; OHH: ``ledger_replayable`` / ``ledger_not_replayable``;
+  see ``ledger.games.stud8.phh.replay_blockers``); the export counts both.
 - Caribbean Stud and High Card Flush are banked (by the house, by a designated player) and
   Chinese Poker is scored in points between pairs of players; neither format has a place for a
   banker, a paytable, coverage or points, so those games are exported as JSON Lines only.
@@ -26,7 +31,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ledger.games.stud8.phh import hand_to_phh
+from ledger.games.stud8.model import StudConfig
+from ledger.games.stud8.phh import hand_to_phh, replay_blockers
 from ledger.money import to_decimal
 from ledger.table import table_id
 from projections.exports.accounting import Written
@@ -69,12 +75,15 @@ def write_phh(app: Any, read: ReadModel, hands: list[dict[str, Any]], directory:
             if hand["status"] != "settled":
                 continue
             code = hand["table_code"]
-            text = hand_to_phh(hand_records(app, hand), starting_stacks(read, hand),
-                               read.config(code, hand["config_version"]), table=code,
-                               currency=currency.get(code))
+            records = hand_records(app, hand)
+            stacks = starting_stacks(read, hand)
+            config = StudConfig.model_validate(read.config(code, hand["config_version"]))
+            text = hand_to_phh(records, stacks, config, table=code, currency=currency.get(code))
             name = f"{_safe(code)}-{hand['hand_no']:06d}.phh"
             (staging / name).write_text(text, encoding="utf-8")
-            written.append(Written(folder / name, 1))
+            blocked = replay_blockers(records, config, stacks)
+            written.append(Written(folder / name, 1, replayable=int(not blocked),
+                                   blocked=tuple((rule, 1) for rule, _ in blocked)))
     return written
 
 
@@ -83,17 +92,25 @@ def write_ohh(app: Any, read: ReadModel, hands: list[dict[str, Any]], directory:
     """The settled hands as one ``<stem>.ohh`` file."""
     path = directory / f"{stem}.ohh"
     currency = {t["table_code"]: t["currency"] for t in read.tables()}
-    count = 0
+    count = replayable = 0
+    blocked: dict[str, int] = {}
     with path.open("w", encoding="utf-8", newline="\n") as fh:
         for hand in hands:
             if hand["status"] != "settled":
                 continue
             config = read.config(hand["table_code"], hand["config_version"])
-            document = ohh_hand(hand, starting_stacks(read, hand), config,
-                                currency.get(hand["table_code"], ""))
+            stacks = starting_stacks(read, hand)
+            document = ohh_hand(hand, stacks, config, currency.get(hand["table_code"], ""))
+            blockers = replay_blockers(hand_records(app, hand), StudConfig.model_validate(config),
+                                       stacks)
+            document["ohh"]["ledger_replayable"] = not blockers
+            document["ohh"]["ledger_not_replayable"] = [f"{r}: {why}" for r, why in blockers]
+            replayable += not blockers
+            for rule, _ in blockers:
+                blocked[rule] = blocked.get(rule, 0) + 1
             fh.write(("\n" if count else "") + dumps(document) + "\n")
             count += 1
-    return [Written(path, count)]
+    return [Written(path, count, replayable=replayable, blocked=tuple(sorted(blocked.items())))]
 
 
 def ohh_hand(hand: dict[str, Any], stacks: dict[int, int], config: dict[str, Any],
@@ -103,7 +120,7 @@ def ohh_hand(hand: dict[str, Any], stacks: dict[int, int], config: dict[str, Any
     players = [{"id": ids[s["seat"]], "seat": s["seat"], "name": s["player"],
                 "display": s["player"], "starting_stack": _units(stacks.get(s["seat"], 0))}
                for s in hand["seats"]]
-    rounds = _rounds(hand, ids)
+    rounds = _rounds(hand, ids, dict(stacks))
     return {"ohh": {
         "spec_version": OHH_VERSION, "site_name": "table-ledger",
         "network_name": "table-ledger", "internal_version": "1", "tournament": False,
@@ -117,7 +134,17 @@ def ohh_hand(hand: dict[str, Any], stacks: dict[int, int], config: dict[str, Any
     }}
 
 
-def _rounds(hand: dict[str, Any], ids: dict[int, int]) -> list[dict[str, Any]]:
+def _rounds(hand: dict[str, Any], ids: dict[int, int], behind: dict[int, int]
+            ) -> list[dict[str, Any]]:
+    """The rounds; ``behind`` (each seat's stack before the hand) tells which action put a
+    player all in (``is_allin``)."""
+
+    def put_in(seat: int, amount: int, item: dict[str, Any]) -> dict[str, Any]:
+        behind[seat] = behind.get(seat, 0) - amount
+        if amount and behind[seat] <= 0:
+            item["is_allin"] = True
+        return item
+
     actions = sorted(hand["actions"], key=lambda a: a["version"])
     deals = sorted(hand["cards"], key=lambda c: c["version"])
     reveals = {r["target"]: r["cards"] for r in hand["reveals"]}
@@ -127,8 +154,9 @@ def _rounds(hand: dict[str, Any], ids: dict[int, int]) -> list[dict[str, Any]]:
         upto = deals[i + 1]["version"] if i + 1 < len(deals) else None
         items: list[dict[str, Any]] = []
         if i == 0:
-            items += [{"player_id": ids[a["seat"]], "action": "Post Ante",
-                       "amount": _units(a["amount_minor"])}
+            items += [put_in(a["seat"], a["amount_minor"],
+                             {"player_id": ids[a["seat"]], "action": "Post Ante",
+                              "amount": _units(a["amount_minor"])})
                       for a in actions if a["type"] == "wager" and a["version"] < deal["version"]]
         board: list[str] = []
         for d in deal["dealt"]:
@@ -144,7 +172,7 @@ def _rounds(hand: dict[str, Any], ids: dict[int, int]) -> list[dict[str, Any]]:
                                         "action": OHH_ACTIONS[a["action"]]}
                 if a["amount_minor"]:
                     item["amount"] = _units(a["amount_minor"])
-                items.append(item)
+                items.append(put_in(a["seat"], a["amount_minor"], item))
         rounds.append({"id": i, "street": STREETS.get(deal["round"], deal["round"]),
                        "cards": board, "actions": _numbered(items, number)})
         number += len(items)
@@ -167,6 +195,9 @@ def _numbered(items: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
 
 
 def _pots(hand: dict[str, Any], ids: dict[int, int]) -> list[dict[str, Any]]:
+    """The pots and who won what; an uncalled bet (STUD8-11: in no pot, returned to its seat)
+    is written as a last pot its bettor takes back unraked, since OHH has no action for a
+    returned bet: what the players put in then equals what the pots hold."""
     result = hand["result"]
     pots = []
     for pot in result.get("pots", []):
@@ -179,6 +210,12 @@ def _pots(hand: dict[str, Any], ids: dict[int, int]) -> list[dict[str, Any]]:
                      "player_wins": [{"player_id": ids[seat], "win_amount": _units(won),
                                       "contributed_rake": _units(0)}
                                      for seat, won in sorted(wins.items())]})
+    for returned in result.get("uncalled", []):
+        pots.append({"number": len(pots), "amount": _units(returned["amount"]),
+                     "rake": _units(0), "jackpot": _units(0),
+                     "player_wins": [{"player_id": ids[returned["seat"]],
+                                      "win_amount": _units(returned["amount"]),
+                                      "contributed_rake": _units(0)}]})
     return pots
 
 

@@ -22,17 +22,25 @@ Mapping:
 - User fields: ``_rake`` (total), ``_pot_amounts`` and ``_pot_rakes`` (per pot, main first),
   ``_table``, ``_rules`` (the rule ids behind the settlement).
 
-Standard PHH tooling (pokerkit) loads these documents and replays them to the same finishing
-stacks, within what PHH and that tool express:
+Every document says whether standard PHH tooling (pokerkit) replays it to the recorded
+finishing stacks: ``_replayable`` (true or false) and, when false, ``_not_replayable``, the
+rules of this hand that the format or the tool does not model (:func:`replay_blockers`):
 
-- PHH has no rake field: the rake is in ``_rake`` and ``_pot_rakes``, and a replay is unraked
-  (it ends with exactly the rake more in the winners' stacks);
-- no STUD8-6 community card in stud, no open-pair big bet on fourth street (STUD8-3), no
-  uncapped heads-up raising (STUD8-5), no fold out of turn (COM-6);
-- pokerkit halves a pot even when none of its contesting hands has a low if another hand of
-  the deal has one; it kills hands that cannot win and merges pots left with the same players
-  before splitting (STUD8-9 splits each pot on its own, which can move an odd chip); and it
-  gives all odd chips of a tied half to the first winner, where STUD8-8 gives one each.
+- STUD8-6: the community card of a short deck (pokerkit's stud has no board card);
+- STUD8-3: the big bet on fourth street with an open pair (pokerkit bets the small bet);
+- STUD8-5: more than one bet and three raises in a round (uncapped heads-up, or a larger cap);
+- COM-6: a fold by a player who left the table, which can be out of turn;
+- STUD8-7, STUD8-8, STUD8-9: splits pokerkit makes otherwise: it halves a pot whose contesting
+  hands hold no low when another hand of the deal has one, kills the hands that cannot win and
+  merges the pots left with the same players before splitting (STUD8-9 splits each pot on its
+  own, which can move an odd chip), and gives every odd chip of a tied half to the first
+  winner (STUD8-8 gives one each).
+
+PHH has no rake field: the rake is in ``_rake`` and ``_pot_rakes``, and a replay is unraked (it
+ends with exactly the rake more in the winners' stacks). When the betting is over before the
+last street (every seat but one all-in), pokerkit shows the hands before it deals the remaining
+cards: the show and muck actions are written there, after the last bet, with the cards dealt so
+far, and the shows again with every card once the last card is dealt, as it expects.
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ from ledger.cards import format_card
 from ledger.games.stud8.model import StudConfig
 from ledger.records import (
     CardsDealt,
+    HandRecord,
     HandSettled,
     HandStarted,
     PlayerActed,
@@ -81,7 +90,7 @@ def hand_to_phh(
     index = {seat: i + 1 for i, seat in enumerate(seats)}
     finishing = _finishing(records, starting_stacks, players)
     unit = _unit(settings, records, starting_stacks, finishing, seats)
-    actions = _actions(records, index, unit)
+    actions = _actions(records, index, unit, starting_stacks)
     fields: list[tuple[str, Any]] = [
         ("variant", VARIANT),
         ("ante_trimming_status", True),
@@ -99,7 +108,10 @@ def hand_to_phh(
     ]
     if currency:
         fields.append(("currency", currency))
+    blockers = replay_blockers(records, settings, starting_stacks)
     fields += [
+        ("_replayable", not blockers),
+        ("_not_replayable", [f"{rule}: {why}" for rule, why in blockers]),
         ("_chip_unit", unit),
         ("_rake", sum(line.amount for line in settled.rake) // unit),
         ("_pot_amounts", [p.amount // unit for p in settled.pots]),
@@ -135,23 +147,66 @@ def _unit(
     return unit if all(a % unit == 0 for a in amounts) else 1
 
 
-def _actions(records: Sequence[Record], index: Mapping[int, int], unit: int) -> list[str]:
+def _actions(records: Sequence[Record], index: Mapping[int, int], unit: int,
+             starting: Mapping[int, int]) -> list[str]:
     out: list[str] = []
     street_bets: dict[int, int] = {}
-    for record in records:
+    live = set(index)
+    shown_early = False
+    mucked = {r.seat for r in records if isinstance(r, PlayerActed) and r.action == "muck"}
+    early = all_in_showdown(records, starting)
+    for k, record in enumerate(records):
+        if isinstance(record, PlayerActed) and record.action == "fold":
+            live.discard(record.seat)
         if isinstance(record, CardsDealt):
+            if k == early:  # the betting is over: pokerkit shows the hands now
+                showdown = [a for r in records if isinstance(r, PlayerActed)
+                            and r.action in ("show", "muck")
+                            for a in _action(r, index, {}, unit, records[:k])]
+                out.extend(showdown)
+                shown_early = True
             street_bets = {}
             for d in record.dealt:
                 cards = "".join(format_card(c) for c in d.down + d.up)
                 if d.target == "community":
                     out.append(f"d db {cards}")
-                elif isinstance(d.target, int):
-                    out.append(f"d dh p{index[d.target]} {cards}")
+                elif isinstance(d.target, int) and not (shown_early and (
+                        d.target in mucked or len(live - mucked) < 2)):
+                    out.append(f"d dh p{index[d.target]} {cards}")  # a mucked hand is dead
         elif isinstance(record, PlayerActed):
+            if shown_early and (record.action == "muck" or len(live - mucked) < 2):
+                continue  # mucked at the first showdown, or nobody left to show against
             out.extend(_action(record, index, street_bets, unit, records))
         elif isinstance(record, WagerPlaced):
             continue
     return out
+
+
+def all_in_showdown(records: Sequence[Record], starting: Mapping[int, int]) -> int | None:
+    """The position in ``records`` of the deal before which the betting was over for the rest
+    of the hand (every live seat but one all-in): pokerkit shows the hands there. None when the
+    betting went on to the last street."""
+    started = next(r for r in records if isinstance(r, HandStarted))
+    seat_of = {accounts.player(e.player): e.seat for e in started.seats}
+    behind = {e.seat: starting[e.seat] for e in started.seats}
+    live = set(behind)
+    dealt = False
+    for k, record in enumerate(records):
+        for t in _transfers(record):
+            if t.src in seat_of:
+                behind[seat_of[t.src]] -= t.amount
+        if isinstance(record, PlayerActed) and record.action == "fold":
+            live.discard(record.seat)
+        if isinstance(record, CardsDealt):
+            if dealt and len(live) > 1 and len([s for s in live if behind[s] > 0]) <= 1:
+                return k
+            dealt = True
+    return None
+
+
+def _player(records: Sequence[Record], seat: int) -> str:
+    started = next(r for r in records if isinstance(r, HandStarted))
+    return next(e.player for e in started.seats if e.seat == seat)
 
 
 def _action(
@@ -197,3 +252,104 @@ def _toml(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
     raise TypeError(f"cannot write {value!r} in a PHH document")
+
+
+# --- what standard tools replay -----------------------------------------------------------------
+
+PK_MAX_RAISES = 4
+"""pokerkit's fixed-limit stud allows one bet (or completion) and three raises a round."""
+
+
+def replay_blockers(records: Sequence[Record], config: StudConfig,
+                    starting: Mapping[int, int]) -> list[tuple[str, str]]:
+    """The rules this hand used that PHH or pokerkit do not model, as (rule id, why); empty
+    when pokerkit replays the document to the recorded finishing stacks (unraked)."""
+    found: dict[str, str] = {}
+    in_turn = _left_in_turn(records, config, starting)
+    early = all_in_showdown(records, starting)
+    if early is not None:
+        shown = {r.seat for r in records if isinstance(r, PlayerActed) and r.action == "show"}
+        if len(shown) < 2:
+            found["STUD8-10"] = ("a hand was mucked at an all-in showdown before the last "
+                                 "street, leaving one hand (pokerkit cannot go on dealing)")
+    settled = next(r for r in records if isinstance(r, HandSettled))
+    aggressive: dict[str, int] = {}
+    street, level = "", 0
+    totals: dict[int, int] = {}
+    for record in records:
+        if isinstance(record, CardsDealt):
+            street, level, totals = record.round, 0, {}
+            if any(d.target == "community" for d in record.dealt):
+                found["STUD8-6"] = "a community card was dealt (pokerkit's stud has no board card)"
+        elif isinstance(record, PlayerActed):
+            if record.rule == "COM-6" and record.seat not in in_turn:
+                found["COM-6"] = ("a player who left the table folded out of turn (PHH "
+                                  "folds in turn)")
+            totals[record.seat] = totals.get(record.seat, 0) + record.amount
+            if record.action in ("complete", "bet", "raise"):
+                aggressive[street] = aggressive.get(street, 0) + 1
+                raised_by = totals[record.seat] - level
+                if (street == "fourth_street" and config.big_bet > config.small_bet
+                        and raised_by >= config.big_bet):
+                    found["STUD8-3"] = ("the big bet was made on fourth street with an open "
+                                        "pair (pokerkit bets the small bet)")
+            level = max(level, totals[record.seat])
+    if any(n > PK_MAX_RAISES for n in aggressive.values()):
+        found["STUD8-5"] = ("a round had more than one bet and three raises (pokerkit caps "
+                            "every round)")
+    found.update(_split_blockers(settled, config.chip_unit))
+    return sorted(found.items())
+
+
+def _left_in_turn(records: Sequence[Record], config: StudConfig,
+                  starting: Mapping[int, int]) -> set[int]:
+    """Seats whose fold on leaving the table (COM-6) came at their turn to bet: an ordinary
+    fold in PHH. The hand is replayed through the stud rules to know whose turn it was."""
+    from ledger.games.stud8.game import StudHiLo, stage
+
+    game = StudHiLo()
+    started = next(r for r in records if isinstance(r, HandStarted))
+    seat_of = {accounts.player(e.player): e.seat for e in started.seats}
+    behind = {e.seat: starting[e.seat] for e in started.seats}
+    hand = None
+    found: set[int] = set()
+    for record in records:
+        if not isinstance(record, HandRecord):
+            continue
+        if isinstance(record, PlayerActed) and record.rule == "COM-6" and hand is not None:
+            now = stage(config, hand, behind)
+            if now.kind == "act" and now.seat == record.seat and not now.bring_in:
+                found.add(record.seat)
+        for t in _transfers(record):
+            if t.src in seat_of:
+                behind[seat_of[t.src]] -= t.amount
+            if t.dst in seat_of:
+                behind[seat_of[t.dst]] += t.amount
+        hand = game.evolve(hand, record)
+    return found
+
+
+def _split_blockers(settled: HandSettled, chip: int) -> dict[str, str]:
+    """Splits pokerkit makes otherwise than STUD8-7..9."""
+    found: dict[str, str] = {}
+    pots = settled.pots
+    contested = [p for p in pots if len(p.eligible) > 1]
+    lows = [bool(p.low_winners) for p in contested]
+    if any(lows) and not all(lows):
+        found["STUD8-7"] = ("a pot whose hands hold no low while another pot has one (pokerkit "
+                            "halves it)")
+
+    def odd(amount: int, winners: tuple[int, ...]) -> bool:
+        return bool(winners) and amount // chip % len(winners) != 0
+
+    if len(pots) > 1 and any(odd(p.high_amount, p.high_winners) or odd(p.low_amount,
+                                                                     p.low_winners)
+                             or (p.low_winners and p.high_amount != p.low_amount)
+                             for p in pots):
+        found["STUD8-9"] = ("side pots split with an odd chip (pokerkit merges pots before "
+                            "splitting)")
+    if any(len(w) >= 2 and amount // chip % len(w) >= 2 for p in pots
+           for w, amount in ((p.high_winners, p.high_amount), (p.low_winners, p.low_amount))):
+        found["STUD8-8"] = ("a tied half with two or more odd chips (pokerkit gives them all "
+                            "to the first winner)")
+    return found
