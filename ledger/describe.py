@@ -8,20 +8,37 @@ from ledger import records as r
 from ledger.cards import format_cards
 from ledger.games.hcf.settlement import coverage_flows
 from ledger.money import format_amount
+from ledger.results import HandResults
+
+CARIBBEAN = "caribbean-stud"
 
 
-def transfer_line(t: r.Transfer) -> str:
+def transfer_line(t: r.Transfer, currency: str | None = None) -> str:
     rule = f" ({t.rule})" if t.rule else ""
     memo = f" {t.memo}" if t.memo else ""
-    return f"{t.src} -> {t.dst} {format_amount(t.amount)}{memo}{rule}"
+    return f"{t.src} -> {t.dst} {format_amount(t.amount, currency)}{memo}{rule}"
 
 
 def _target(target: r.Target) -> str:
     return f"seat {target}" if isinstance(target, int) else str(target)
 
 
-def describe(event: object) -> list[str]:
-    """One headline and detail lines for any record or event."""
+def hand_rank(cards: tuple[int, ...]) -> str:
+    """A five-card poker hand by its rank (CSP-4, CSP-5): ``flush A K Q 9 4``."""
+    from ledger.evaluation import high
+
+    strength = high.evaluate(cards)
+    label = high.category(strength).label.replace("_", " ")
+    return f"{label} {' '.join(high.rank_labels(strength))}"
+
+
+def describe(event: object, currency: str | None = None, game: str | None = None) -> list[str]:
+    """One headline and detail lines for any record or event, amounts in ``currency``'s
+    decimals (ISO 4217)."""
+
+    def money(amount: int) -> str:
+        return format_amount(amount, currency)
+
     if isinstance(event, r.TableOpened):
         return [f"table {event.code} opened: {event.game}, {event.currency}, {event.timezone}"]
     if isinstance(event, r.ConfigChanged):
@@ -34,15 +51,15 @@ def describe(event: object) -> list[str]:
         return [f"seat {event.seat}: {event.player} leaves ({event.reason})"]
     if isinstance(event, r.ChipsBoughtIn):
         return [
-            f"seat {event.seat}: {event.player} buys {format_amount(event.amount)} ({event.kind})"
+            f"seat {event.seat}: {event.player} buys {money(event.amount)} ({event.kind})"
         ]
     if isinstance(event, r.ChipsCashedOut):
-        return [f"seat {event.seat}: {event.player} cashes out {format_amount(event.amount)}"]
+        return [f"seat {event.seat}: {event.player} cashes out {money(event.amount)}"]
     if isinstance(event, r.InventoryCounted | r.TableFilled | r.TableCredited):
         what = (f"{event.moment} count" if isinstance(event, r.InventoryCounted)
                 else "fill" if isinstance(event, r.TableFilled) else "credit")
-        chips = ", ".join(f"{c.count} x {format_amount(c.denomination)}" for c in event.chips)
-        return [f"tray {what} {format_amount(event.amount)} ({chips}) signed by "
+        chips = ", ".join(f"{c.count} x {money(c.denomination)}" for c in event.chips)
+        return [f"tray {what} {money(event.amount)} ({chips}) signed by "
                 f"{' and '.join(event.signers)}" + _rule(event.rule)]
     if isinstance(event, r.HandStarted):
         seats = ", ".join(f"{e.seat} {e.player}" for e in event.seats)
@@ -59,7 +76,7 @@ def describe(event: object) -> list[str]:
         return [f"seat {event.seat} is offered the {event.role.replace('_', ' ')} role"]
     if isinstance(event, r.WagerPlaced):
         return [
-            f"seat {event.seat} wagers {event.kind} {format_amount(event.amount)}"
+            f"seat {event.seat} wagers {event.kind} {money(event.amount)}"
             + _rule(event.rule)
         ]
     if isinstance(event, r.CardsDealt):
@@ -70,21 +87,29 @@ def describe(event: object) -> list[str]:
                 shown.append(f"down {format_cards(d.down)}")
             if d.up:
                 shown.append(f"up {format_cards(d.up)}")
-            parts.append(f"{_target(d.target)}: {' '.join(shown)}")
+            rank = f" ({hand_rank(d.cards)})" if game == CARIBBEAN and len(d.cards) == 5 else ""
+            parts.append(f"{_target(d.target)}: {' '.join(shown)}{rank}")
         return [f"deal {event.round.replace('_', ' ')}", *parts]
     if isinstance(event, r.PlayerActed):
         text = f"seat {event.seat} {event.action}"
         if event.amount:
-            text += f" {format_amount(event.amount)}"
+            text += f" {money(event.amount)}"
         if event.segments:
             text += " " + " | ".join(format_cards(s) for s in event.segments)
         if event.declaration:
             text += f" ({event.declaration})"
         return [text + _rule(event.rule)]
     if isinstance(event, r.CardsRevealed):
-        return [f"{_target(event.target)} shows {format_cards(event.cards)}"]
+        rank = ""
+        if game == CARIBBEAN and len(event.cards) == 5:
+            from ledger.evaluation import caribbean, high
+
+            qualifies = caribbean.dealer_qualifies(high.evaluate(event.cards))
+            rank = f" ({hand_rank(event.cards)}; {'qualifies' if qualifies else 'does not qualify'}"
+            rank += ", CSP-3)"
+        return [f"{_target(event.target)} shows {format_cards(event.cards)}{rank}"]
     if isinstance(event, r.HandSettled):
-        return _settlement(event)
+        return _settlement(event, currency)
     if isinstance(event, r.HandVoided):
         approved = f", approved by {event.approved_by}" if event.approved_by else ""
         return [f"hand {event.hand_no} VOID: {event.reason} ({event.rule}{approved}); "
@@ -98,58 +123,85 @@ def _rule(rule: str | None) -> str:
     return f" [{rule}]" if rule else ""
 
 
-def _settlement(event: r.HandSettled) -> list[str]:
+def _settlement(event: r.HandSettled, currency: str | None = None) -> list[str]:
+    def money(amount: int) -> str:
+        return format_amount(amount, currency)
+
     lines = [f"hand {event.hand_no} settled"]
     if event.max_aggregate_payout is not None:
-        lines[0] += f" (max aggregate payout {format_amount(event.max_aggregate_payout)}, COM-7)"
+        lines[0] += f" (max aggregate payout {money(event.max_aggregate_payout)}, COM-7)"
     for o in event.outcomes:
         who = f"seat {o.seat}" if o.seat is not None else "table"
-        amount = f"{'+' if o.amount > 0 else ''}{format_amount(o.amount)}"
-        extra = f", withheld {format_amount(o.withheld)}" if o.withheld else ""
+        amount = f"{'+' if o.amount > 0 else ''}{money(o.amount)}"
+        extra = f", withheld {money(o.withheld)}" if o.withheld else ""
         note = f" {o.note}" if o.note else ""
         lines.append(f"{who} {o.wager}: {o.result} {amount}{extra}{note} [{o.rule}]")
-    lines.extend(_sections(event))
+    lines.extend(_sections(event, currency))
     return lines
 
 
-def _sections(event: r.HandSettled) -> Iterable[str]:
+def _sections(event: r.HandSettled, currency: str | None = None) -> Iterable[str]:
+    def money(amount: int) -> str:
+        return format_amount(amount, currency)
+
     for j in event.jackpot:
         reset = ", meter reset to seed" if j.reset_to_seed else ""
         yield (
-            f"jackpot: seat {j.seat} {j.line} {format_amount(j.amount)} from the {j.source}, "
-            f"meter {format_amount(j.meter_before)} -> {format_amount(j.meter_after)}{reset} "
+            f"jackpot: seat {j.seat} {j.line} {money(j.amount)} from the {j.source}, "
+            f"meter {money(j.meter_before)} -> {money(j.meter_after)}{reset} "
             f"[{j.rule}]"
         )
     if event.coverage is not None:
         c = event.coverage
-        start = format_amount(c.funds_at_start)
+        start = money(c.funds_at_start)
         yield f"coverage: DP seat {c.dp_seat}, funds at start {start} [HCF-12]"
         flows = coverage_flows(event)
         for line in c.lines:
             state = "covered" if line.covered else "DEAD"
             paid_in, paid = flows[line.seat]
             yield (
-                f"  seat {line.seat}: liability {format_amount(line.liability)} {state}, paid in "
-                f"{format_amount(paid_in)}, paid {format_amount(paid)}, funds "
-                f"{format_amount(line.funds_before)} -> {format_amount(line.funds_after)}"
+                f"  seat {line.seat}: liability {money(line.liability)} {state}, paid in "
+                f"{money(paid_in)}, paid {money(paid)}, funds "
+                f"{money(line.funds_before)} -> {money(line.funds_after)}"
             )
-        yield f"  funds left {format_amount(c.funds_left)}"
+        yield f"  funds left {money(c.funds_left)}"
     for o in event.outcomes:
         if o.wager == "uncalled":
-            yield (f"uncalled bet: seat {o.seat} {format_amount(o.stake)} returned, unraked and "
+            yield (f"uncalled bet: seat {o.seat} {money(o.stake)} returned, unraked and "
                    f"in no pot [{o.rule}]")
     for p in event.pots:
         low = (
-            f", low {p.low_winners} {format_amount(p.low_amount)}" if p.low_winners else ", no low"
+            f", low {p.low_winners} {money(p.low_amount)}" if p.low_winners else ", no low"
         )
         yield (
-            f"pot {p.index}: {format_amount(p.amount)} (rake {format_amount(p.rake)}) eligible "
-            f"{p.eligible}; high {p.high_winners} {format_amount(p.high_amount)}{low}"
+            f"pot {p.index}: {money(p.amount)} (rake {money(p.rake)}) eligible "
+            f"{p.eligible}; high {p.high_winners} {money(p.high_amount)}{low}"
         )
     for pl in event.points:
         yield f"points: seat {pl.seat} vs {pl.opponent}: {pl.points:+d} {' '.join(pl.detail)}"
     for rk in event.rake:
         who = f"seat {rk.seat}" if rk.seat is not None else "table"
-        yield f"rake: {who} {format_amount(rk.amount)} [{rk.rule}]"
+        yield f"rake: {who} {money(rk.amount)} [{rk.rule}]"
     if event.deck is not None:
         yield f"deck revealed (salt {event.salt}): {format_cards(event.deck)}"
+
+
+def results_lines(results: HandResults, currency: str | None = None) -> list[str]:
+    """Each seat's result of a hand and the table's lines (``ledger.results``)."""
+
+    def money(amount: int) -> str:
+        return format_amount(amount, currency)
+
+    lines = ["results per seat (net = won + returned - wagered - fee):"]
+    for s in results.seats:
+        withheld = f", withheld {money(s.withheld)}" if s.withheld else ""
+        lines.append(f"  seat {s.seat} {s.player}: wagered {money(s.wagered)}, fee {money(s.fee)}"
+                     f", returned {money(s.returned)}, won {money(s.won)}{withheld}, net "
+                     f"{'+' if s.net > 0 else ''}{money(s.net)}")
+    dp = results.designated_player
+    table = [f"house {money(results.house)}", f"rake {money(results.rake)}",
+             f"jackpot {money(results.jackpot)}"]
+    if dp is not None:
+        table.insert(1, f"designated player seat {dp.seat} {dp.player} {money(dp.net)}")
+    lines.append("  table: " + ", ".join(table) + " (with the seats' nets: 0)")
+    return lines

@@ -9,11 +9,40 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+from functools import cache
 
 from ledger.errors import InvalidInput
 
 MINOR_PER_UNIT = 100
+"""Minor units per unit of a two-decimal currency (EUR, USD, ...): the default."""
 _AMOUNT = re.compile(r"^\s*(-)?(\d{1,15})(?:\.(\d{1,2}))?\s*$")
+
+
+@cache
+def _exponents() -> dict[str, int]:
+    from iso4217 import Currency
+
+    return {c.code: c.exponent for c in Currency if c.exponent is not None}
+
+
+def currencies() -> tuple[str, ...]:
+    """Every ISO 4217 currency code with minor units (funds and metals left out)."""
+    return tuple(sorted(_exponents()))
+
+
+def minor_units(currency: str | None) -> int:
+    """Decimal places of ``currency``'s minor unit (ISO 4217: EUR 2, JPY 0, KWD 3); two when
+    no currency is named. An unknown code is ``unknown_currency``."""
+    if currency is None:
+        return 2
+    try:
+        return _exponents()[currency]
+    except KeyError:
+        raise InvalidInput(
+            "unknown_currency",
+            f"{currency!r} is not an ISO 4217 currency code with minor units (e.g. EUR, USD, "
+            "JPY, KWD)", currency=currency,
+        ) from None
 
 
 def parse_amount(text: str | int) -> int:
@@ -32,17 +61,20 @@ def parse_amount(text: str | int) -> int:
     return -value if sign else value
 
 
-def to_decimal(amount_minor: int) -> Decimal:
-    """Minor units as an exact ``Decimal`` of currency units (for exports)."""
-    return (Decimal(amount_minor) / MINOR_PER_UNIT).quantize(Decimal("0.01"))
+def to_decimal(amount_minor: int, currency: str | None = None) -> Decimal:
+    """Minor units as an exact ``Decimal`` of currency units with the currency's decimals
+    (ISO 4217; two when no currency is named), for exports."""
+    places = minor_units(currency)
+    return Decimal(amount_minor).scaleb(-places).quantize(Decimal(1).scaleb(-places))
 
 
-def format_amount(amount_minor: int, currency: str | None = None) -> str:
-    """1250 -> ``"12.50"`` (or ``"12.50 EUR"``); thousands are not grouped (machine-friendly)."""
-    sign = "-" if amount_minor < 0 else ""
-    units, cents = divmod(abs(amount_minor), MINOR_PER_UNIT)
-    text = f"{sign}{units}.{cents:02d}"
-    return f"{text} {currency}" if currency else text
+def format_amount(amount_minor: int, currency: str | None = None, *,
+                  code: bool = False) -> str:
+    """1250 -> ``"12.50"``, in ``currency``'s decimals (JPY 1250 -> ``"1250"``, KWD 1250 ->
+    ``"1.250"``); with ``code``, the currency follows (``"12.50 EUR"``). Thousands are not
+    grouped (machine-friendly)."""
+    text = str(to_decimal(amount_minor, currency))
+    return f"{text} {currency}" if code and currency else text
 
 
 def decimal_to_minor(value: Decimal | str) -> int:

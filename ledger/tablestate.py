@@ -50,6 +50,7 @@ from ledger.errors import (
 )
 from ledger.games.base import ConfigBase, DealPlan, Game, Step, TableView
 from ledger.games.registry import get_game
+from ledger.money import minor_units
 from ledger.records import (
     HAND_ENDINGS,
     CardsDealt,
@@ -159,6 +160,7 @@ class TableState:
         game = get_game(command.game)
         config = validate_config(game, {**command.config, "game": game.name})
         _check_timezone(command.timezone)
+        minor_units(command.currency)  # an ISO 4217 code with minor units, or unknown_currency
         return TableOpened(
             code=command.table,
             game=game.name,

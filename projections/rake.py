@@ -10,8 +10,11 @@ the accounting view reports that change per day, so both must agree.
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
 from typing import Any
 
+from ledger.money import format_amount
 from ledger.records import HandSettled
 from projections.base import Item, View
 
@@ -27,6 +30,7 @@ RAKE_DDL = (
 class Rake(View):
     name = "rake"
     description = "rake lines per hand, with method and rule (totals by table, game, day)"
+    version = 2
     tables = ("proj_rake",)
     ddl = (
         RAKE_DDL,
@@ -42,8 +46,9 @@ class Rake(View):
             return
         for seq, line in enumerate(event.rake):
             self._rows.append((item.code, event.hand_no, seq, item.version, item.at, item.day,
-                               item.table.game, line.seat, line.method or line.rule, line.rule,
-                               line.amount))
+                               item.table.game, line.seat,
+                               method_text(line.rule, line.method, item.table.currency),
+                               line.rule, line.amount))
 
     def flush(self) -> None:
         self.tx.executemany(
@@ -51,3 +56,28 @@ class Rake(View):
             "seat, method, rule, amount_minor) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             self._rows,
         )
+
+
+_HCF_METHODS = {
+    "i": "every player and the designated player pay the fee",
+    "ii": "every player pays the fee, the designated player does not",
+    "iii": "only the designated player pays, one fee",
+}
+_STUD = re.compile(r"^(\d+) bps of the pot, (?:cap (\d+)|no cap)")
+
+
+def method_text(rule: str, method: str | None, currency: str | None) -> str:
+    """One form for every rake method, amounts in currency units: ``HCF-13 (ii): every player
+    pays the fee, the designated player does not``, ``STUD8-11: 5.00% of the pot, at most 3.00
+    a hand, whole chips, main pot first``, ``CHP-11: a fixed fee per player per hand``."""
+    if rule == "HCF-13" and method in _HCF_METHODS:
+        return f"HCF-13 ({method}): {_HCF_METHODS[method]}"
+    found = _STUD.match(method or "") if rule == "STUD8-11" else None
+    if found is not None:
+        bps, cap = found.groups()
+        percent = (Decimal(bps) / 100).quantize(Decimal("0.01"))
+        limit = f"at most {format_amount(int(cap), currency)} a hand" if cap else "no cap"
+        return f"STUD8-11: {percent}% of the pot, {limit}, whole chips, main pot first"
+    if rule == "CHP-11":
+        return "CHP-11: a fixed fee per player per hand"
+    return f"{rule}: {method}" if method and method != rule else rule

@@ -11,7 +11,16 @@ from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ledger import __version__
-from ledger.api import admin, audit, commands, errors, reads, reports, tables  # noqa: F401 - reports adds its routes to reads.router
+from ledger.api import (  # noqa: F401 - reports adds its routes to reads.router
+    admin,
+    audit,
+    commands,
+    errors,
+    reads,
+    reports,
+    rules,
+    tables,
+)
 from ledger.api.auth import Principal, plain_parameters, principal
 from ledger.api.metrics import CONTENT_TYPE, Metrics
 from ledger.api.schemas import nullable_cards
@@ -63,6 +72,7 @@ def create_app(settings: Settings | None = None, *, ledger: LedgerApp | None = N
     app.include_router(tables.router)
     app.include_router(reads.router)
     app.include_router(audit.router)
+    app.include_router(rules.router)
 
     generate = app.openapi
 

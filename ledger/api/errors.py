@@ -66,6 +66,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "unknown_table": 404,
     "unknown_hand": 404,
     "unknown_token": 404,
+    "unknown_rule": 404,
     "unknown_game": 422,
     "seat_empty": 409,
     "command_id_reused": 409,

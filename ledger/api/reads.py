@@ -156,14 +156,17 @@ def replay(
     _: Principal = Depends(require("auditor")),  # noqa: B008
 ) -> dict[str, Any]:
     """The hand decision by decision: the recorded event, what the rules recompute for the
-    same command, the rules behind it and whether they agree (the audit's hand replay)."""
+    same command, the rules behind it and whether they agree (the audit's hand replay), with
+    the text of every rule cited (``rule_texts``)."""
     from dataclasses import asdict
 
+    from ledger.rulebook import cited
     from projections.audit.handreplay import hand_replay
 
     result = hand_replay(request.app.state.ledger, code, hand_no)
     data = asdict(result)
     data["ok"] = result.ok
+    data["rule_texts"] = {r.id: r.text for r in cited({x for s in result.steps for x in s.rules})}
     return data
 
 

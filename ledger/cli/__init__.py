@@ -44,7 +44,7 @@ def _register() -> None:
 
 _COMMAND_MODULES: list[str] = [
     "demo", "simulate", "replay", "evaluate", "projections", "audit", "export", "serve", "tokens",
-    "report",
+    "report", "rules",
 ]
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import textwrap
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import typer
 from rich.console import Console
@@ -104,32 +105,53 @@ def _short(value: Any, width: int = 160) -> str:
 @audit_app.command("hand")
 def hand(
     table: str = typer.Argument(..., help="Table code."),
-    hand_no: int = typer.Argument(..., help="Hand number."),
+    hand_no: int = typer.Argument(..., metavar="HAND_NO", help="Hand number."),
+    rule_texts: bool = typer.Option(False, "--rules", help="End with the text of every rule "
+                                    "the hand cites (the rule book, docs/rules.md)."),
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Replay one hand decision by decision: what was recorded and what the rules in force
-    recompute, side by side, with the rule id behind each decision and the deck commitment
-    checked (COM-8). Exit status 1 when the two differ anywhere."""
+    recompute, side by side (the decision and its chip movements, in the table's currency),
+    with the rule id behind each decision, the time (UTC and the table's local time), the deck
+    commitment checked (COM-8) and each seat's result. Exit status 1 when the two differ
+    anywhere."""
+    from ledger.history import hand_events
+    from ledger.records import Record
+    from ledger.results import hand_results
     from projections.audit.handreplay import hand_replay
 
     with ledger_app(database_url) as ledger:
         replay = hand_replay(ledger, table, hand_no)
-    for line in render_replay(replay, shutil.get_terminal_size((160, 24)).columns):
+        results = hand_results(cast(list[Record], hand_events(ledger, table, hand_no)))
+    width = shutil.get_terminal_size((160, 24)).columns if sys.stdout.isatty() else 160
+    for line in render_replay(replay, width, results=results, rule_texts=rule_texts):
         typer.echo(line)
     raise typer.Exit(0 if replay.ok else 1)
 
 
-def render_replay(replay: Any, width: int) -> list[str]:
-    """The replay as text: per event a header (version, event, command, rules, verdict), then
-    the recorded lines and the recomputed lines side by side."""
+def render_replay(replay: Any, width: int, *, results: Any = None,
+                  rule_texts: bool = False) -> list[str]:
+    """The replay as text: per event a header (version, time, event, command, rules, verdict),
+    then the recorded lines and the recomputed lines side by side; each seat's result, and
+    with ``rule_texts`` the text of every rule cited."""
+    from ledger.cli.replay import stamp
+    from ledger.describe import results_lines
+    from ledger.rulebook import cited
+
     width = max(width, 100)
     half = (width - 7) // 2
-    out = [f"table {replay.table} hand {replay.hand_no} ({replay.game}): each recorded event "
-           "beside what the rules in force produce for the same command", ""]
+    zone = replay.timezone or "UTC"
+    out = [f"table {replay.table} hand {replay.hand_no} ({replay.game}, amounts in "
+           f"{replay.currency}, times UTC (Z) and {zone}): each recorded event beside what the "
+           "rules in force produce for the same command", ""]
+    cites: set[str] = set()
     for step in replay.steps:
+        cites.update(step.rules)
         verdict = {True: "= agrees", False: "** DIFFERS **", None: "- not recomputed"}[
             step.agrees]
-        head = f"v{step.version}  {step.event}" + (f" ({step.command})" if step.command else "")
+        at = stamp(datetime.fromisoformat(step.at.replace("Z", "+00:00")), zone)
+        head = f"v{step.version}  {at}  {step.event}" + (
+            f" ({step.command})" if step.command else "")
         rules = f"rules {', '.join(step.rules)}" if step.rules else ""
         out.append(f"{head}  {rules}".ljust(width - len(verdict) - 1) + " " + verdict)
         right = step.recomputed if step.recomputed is not None else [
@@ -149,8 +171,13 @@ def render_replay(replay: Any, width: int) -> list[str]:
     for d in replay.discrepancies:
         out.append(f"DISCREPANCY {d.kind} [{d.rule or '-'}]: expected {_short(d.expected)}, "
                    f"recorded {_short(d.recorded)}")
+    if results is not None:
+        out.extend(results_lines(results, replay.currency))
     out.append("every decision agrees with the rules" if replay.ok else
                "the record differs from the rules (see above)")
+    if rule_texts:
+        out.append("")
+        out.extend(f"{rule.id}: {rule.text.replace('**', '')}" for rule in cited(cites))
     return out
 
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from ledger import records as r
 from ledger.cards import verify_commitment
-from ledger.describe import describe
+from ledger.describe import describe, transfer_line
 from ledger.errors import NotFound
 from projections.audit.compare import as_data
 from projections.audit.model import AuditReport, Discrepancy
@@ -29,6 +29,8 @@ from projections.db import Store
 @dataclass
 class Step:
     version: int
+    at: str
+    """When the event was recorded (ISO-8601 UTC)."""
     event: str
     command: str | None
     recorded: list[str]
@@ -43,6 +45,8 @@ class HandReplay:
     table: str
     hand_no: int
     game: str | None = None
+    currency: str | None = None
+    timezone: str | None = None
     steps: list[Step] = field(default_factory=list)
     discrepancies: list[Discrepancy] = field(default_factory=list)
     commitment: str | None = None
@@ -57,12 +61,13 @@ def hand_replay(app: Any, table: str, hand_no: int) -> HandReplay:
     """Replay hand ``hand_no`` of ``table`` with every decision recomputed."""
     tid = _existing(app, table)
     replay = HandReplay(table=table, hand_no=hand_no)
+    replay.game, replay.currency, replay.timezone = _table_info(app, tid)
     report = AuditReport()
 
     def observe(result: GroupResult) -> None:
         if not any(getattr(e, "hand_no", None) == hand_no for e in result.events):
             return
-        replay.steps.extend(_steps(result))
+        replay.steps.extend(_steps(result, replay.currency, replay.game))
         replay.discrepancies.extend(result.discrepancies)
         for event in result.events:
             if isinstance(event, r.HandStarted):
@@ -77,25 +82,32 @@ def hand_replay(app: Any, table: str, hand_no: int) -> HandReplay:
         raise NotFound("unknown_hand", f"table {table} has no hand {hand_no}", table=table,
                        hand=hand_no)
     replay.table = report.tables[0] if report.tables else table
-    replay.game = _game(app, tid)
     replay.discrepancies.extend(d for d in report.discrepancies
                                 if d.hand == hand_no and d not in replay.discrepancies)
     return replay
 
 
-def _game(app: Any, tid: Any) -> str | None:
+def _table_info(app: Any, tid: Any) -> tuple[str | None, str | None, str | None]:
+    """(game, currency, time zone) of the table, from its opening (its first event)."""
     first = app.recorder.select_events(tid, lte=1)
     if not first:
-        return None
-    game: str | None = json.loads(first[0].state).get("game")
-    return game
+        return None, None, None
+    opened = json.loads(first[0].state)
+    return opened.get("game"), opened.get("currency"), opened.get("timezone")
+
+
+def _lines(record: Any, currency: str | None, game: str | None) -> list[str]:
+    """A record's lines and its chip movements, as ``ledger replay`` prints them."""
+    transfers = [f"  {transfer_line(t, currency)}" for t in getattr(record, "transfers", ())]
+    return [*describe(record, currency, game), *transfers]
 
 
 def _hand_group(result: GroupResult) -> bool:
     return any(isinstance(e, r.HandRecord) for e in result.events)
 
 
-def _steps(result: GroupResult) -> list[Step]:
+def _steps(result: GroupResult, currency: str | None = None, game: str | None = None
+           ) -> list[Step]:
     steps = []
     expected = result.expected
     command = result.command.name if result.command is not None else None
@@ -107,15 +119,19 @@ def _steps(result: GroupResult) -> list[Step]:
             recomputed = [f"REFUSED [{result.refusal.code}] {result.refusal.message}"]
             agrees = False
         elif expected is not None:
-            recomputed = describe(want) if want is not None else ["(nothing)"]
+            recomputed = _lines(want, currency, game) if want is not None else ["(nothing)"]
             agrees = want is not None and as_data(want) == as_data(event)
-        steps.append(Step(version=event.originator_version, event=type(event).__name__,
-                          command=command if i == 0 else None, recorded=describe(event),
-                          recomputed=recomputed, rules=_rules(event), agrees=agrees))
+        steps.append(Step(version=event.originator_version,
+                          at=event.timestamp.isoformat().replace("+00:00", "Z"),
+                          event=type(event).__name__,
+                          command=command if i == 0 else None,
+                          recorded=_lines(event, currency, game),
+                          recomputed=recomputed, rules=rules_of(event), agrees=agrees))
     return steps
 
 
-def _rules(event: BaseModel) -> list[str]:
+def rules_of(event: BaseModel) -> list[str]:
+    """The rule ids an event cites (its own, its outcomes', jackpot, rake, transfers)."""
     found: list[str] = []
     rule = getattr(event, "rule", None)
     if rule:

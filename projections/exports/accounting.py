@@ -56,9 +56,10 @@ def export_accounting(read: ReadModel, day: str, out: str | Path) -> list[Writte
                                                                                      Any]]]:
         def produce() -> Iterator[dict[str, Any]]:
             for row in fetch():
-                data = units(row)
+                code = row.get("currency") or currency.get(row["table_code"])
+                data = units(row, code)
                 data["table"] = data.pop("table_code")
-                data.setdefault("currency", currency.get(data["table"]))
+                data["currency"] = code
                 yield data
         return produce
 

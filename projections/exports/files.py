@@ -2,11 +2,11 @@
 cleanly, JSON Lines, and amounts in currency units.
 
 CSV: UTF-8 with a byte-order mark (Excel then reads accents and the euro sign right), comma
-separated, one header row, ``\\r\\n`` line ends, amounts in currency units with two decimals
-(``1234.50``, a point as decimal separator, no thousands separator), empty cells for values
-that do not apply. JSON Lines: one object per line, UTF-8, the same keys and values as the CSV
-(amounts as strings with two decimals, so that no reader turns them into floating point; empty
-cells as ``null``).
+separated, one header row, ``\\r\\n`` line ends, amounts in currency units with the currency's
+decimals (ISO 4217: ``1234.50`` EUR, ``1234`` JPY, ``1.234`` KWD; a point as decimal separator,
+no thousands separator), empty cells for values that do not apply. JSON Lines: one object per
+line, UTF-8, the same keys and values as the CSV (amounts as strings in the currency's decimals,
+so that no reader turns them into floating point; empty cells as ``null``).
 """
 
 from __future__ import annotations
@@ -90,14 +90,15 @@ def replaced_directory(target: Path) -> Iterator[Path]:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def units(row: dict[str, Any]) -> dict[str, Any]:
-    """A query row for export: ``*_minor`` amounts become ``*`` in currency units (text with
-    two decimals), other values are kept."""
+def units(row: dict[str, Any], currency: str | None = None) -> dict[str, Any]:
+    """A query row for export: ``*_minor`` amounts become ``*`` in currency units (text with the
+    currency's decimals, ISO 4217: ``12.50`` EUR, ``1250`` JPY, ``1.250`` KWD), other values are
+    kept."""
     out: dict[str, Any] = {}
     for key, value in row.items():
         if key.endswith("_minor"):
             out[key.removesuffix("_minor")] = None if value is None else str(
-                to_decimal(int(value)))
+                to_decimal(int(value), currency))
         elif isinstance(value, Decimal):
             out[key] = str(value)
         else:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +107,8 @@ def write_ohh(app: Any, read: ReadModel, hands: list[dict[str, Any]], directory:
             replayable += not blockers
             for rule, _ in blockers:
                 blocked[rule] = blocked.get(rule, 0) + 1
-            fh.write(("\n" if count else "") + dumps(document) + "\n")
+            code = currency.get(hand["table_code"]) or None
+            fh.write(("\n" if count else "") + dumps(document, code) + "\n")
             count += 1
     return [Written(path, count, replayable=replayable, blocked=tuple(sorted(blocked.items())))]
 
@@ -221,19 +221,20 @@ def _pots(hand: dict[str, Any], ids: dict[int, int]) -> list[dict[str, Any]]:
 
 # --- exact decimals in JSON --------------------------------------------------------------
 
-_MARK = "@@dec@@"
-_MARKED = re.compile('"' + _MARK + r'(-?\d+\.\d+)"')
+_MARK = "@@minor@@"
+_MARKED = re.compile('"' + _MARK + r'(-?\d+)"')
 
 
 def _units(amount_minor: int) -> str:
-    """An amount as an exact JSON number with two decimals (written by :func:`dumps`)."""
-    value: Decimal = to_decimal(amount_minor)
-    return f"{_MARK}{value}"
+    """An amount, written by :func:`dumps` as an exact JSON number in the currency's units."""
+    return f"{_MARK}{int(amount_minor)}"
 
 
-def dumps(document: dict[str, Any]) -> str:
-    """JSON with the amounts as plain numbers (``12.50``), never through a float."""
-    return _MARKED.sub(r"\1", json.dumps(document, ensure_ascii=False, separators=(",", ":")))
+def dumps(document: dict[str, Any], currency: str | None = None) -> str:
+    """JSON with the amounts as plain numbers in ``currency``'s decimals (ISO 4217: ``12.50``
+    EUR, ``1250`` JPY, ``1.250`` KWD), never through a float."""
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    return _MARKED.sub(lambda m: str(to_decimal(int(m.group(1)), currency)), text)
 
 
 def _safe(code: str) -> str:

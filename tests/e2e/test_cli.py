@@ -139,3 +139,22 @@ def test_tokens_list_shows_whole_ids_at_any_width(db: Path, columns: str) -> Non
     assert listed == ids, shown.stdout
     revoked = ledger("tokens", "revoke", listed[0], db=db)
     assert revoked.returncode == 0, revoked.stderr
+
+
+def test_ledger_rules_prints_a_rule_and_lists_the_book() -> None:
+    """COM-6 (the 2026-12-01 decision) from the project's own rule book; an unknown id is a
+    coded error."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    ledger = str(Path(sys.executable).parent / "ledger")
+    one = subprocess.run([ledger, "rules", "com-6"], capture_output=True, text=True, check=False)
+    assert one.returncode == 0, one.stderr
+    assert one.stdout.startswith("COM-6  (Common)") and "whoever's turn it is" in one.stdout
+    listed = subprocess.run([ledger, "rules", "--json"], capture_output=True, text=True,
+                            check=False)
+    ids = [r["id"] for r in __import__("json").loads(listed.stdout)]
+    assert len(ids) == 51 and ids[0] == "COM-1" and "STUD8-11" in ids
+    bad = subprocess.run([ledger, "rules", "XYZ-1"], capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and "[unknown_rule]" in bad.stderr

@@ -13,7 +13,9 @@ def test_com_2_amounts_parse_to_minor_units_and_format_back() -> None:
     assert parse_amount("1,000.00") == 100000
     assert format_amount(1250) == "12.50"
     assert format_amount(-5) == "-0.05"
-    assert format_amount(100000, "EUR") == "1000.00 EUR"
+    assert format_amount(100000, "EUR", code=True) == "1000.00 EUR"
+    assert format_amount(1250, "JPY") == "1250" and format_amount(1250, "KWD") == "1.250"
+    assert format_amount(-5, "KWD", code=True) == "-0.005 KWD"
 
 
 @pytest.mark.parametrize("bad", ["1.234", "abc", "", "1e5", "0.1.2"])
@@ -38,3 +40,29 @@ def test_split_chips_keeps_every_minor_unit() -> None:
     assert (share, odd) == (500, 50)
     share, odd = split_chips(700, 3, 100)
     assert share * 3 + odd == 700 and share == 200
+
+
+def test_com_2_iso_4217_minor_units_and_unknown_codes() -> None:
+    from ledger.errors import LedgerError
+    from ledger.money import currencies, minor_units, to_decimal
+
+    assert (minor_units("EUR"), minor_units("JPY"), minor_units("KWD")) == (2, 0, 3)
+    assert "USD" in currencies() and "XAU" not in currencies()  # a metal has no minor unit
+    assert str(to_decimal(123456, "KWD")) == "123.456" and str(to_decimal(7, "JPY")) == "7"
+    for bad in ("ABC", "XAU", "eur"):
+        with pytest.raises(LedgerError) as err:
+            minor_units(bad)
+        assert err.value.code == "unknown_currency"
+
+
+def test_stud8_11_hcf_13_chp_11_rake_methods_in_one_form_in_currency_units() -> None:
+    from projections.rake import method_text
+
+    assert method_text("STUD8-11", "500 bps of the pot, cap 300, whole chips, main pot first",
+                       "EUR") == "STUD8-11: 5.00% of the pot, at most 3.00 a hand, whole chips, " \
+                                 "main pot first"
+    assert method_text("STUD8-11", "250 bps of the pot, no cap, whole chips", "JPY") == \
+        "STUD8-11: 2.50% of the pot, no cap, whole chips, main pot first"
+    assert method_text("HCF-13", "ii", "EUR").startswith("HCF-13 (ii): every player pays")
+    assert method_text("CHP-11", "fixed fee per player", "EUR") == \
+        "CHP-11: a fixed fee per player per hand"
