@@ -125,8 +125,12 @@ class LedgerApp(Application[UUID]):
         *,
         keeper: DeckKeeper | None = None,
         env: dict[str, str] | None = None,
+        allow_seeded: bool = False,
     ) -> None:
         self.settings = settings or get_settings()
+        self.allow_seeded = allow_seeded
+        """Whether tables dealing from a seeded shuffle may be opened and played (simulations:
+        ``ledger simulate --seed``, ``ledger demo``); refused otherwise (the HTTP API)."""
         merged = {
             **store_env(self.settings),
             **prepare_store(self.settings, self.name.lower()),
@@ -228,8 +232,11 @@ class LedgerApp(Application[UUID]):
         if isinstance(command, OpenTable):
             if self._exists(tid):
                 raise StateConflict("table_exists", f"table {command.table} is already open")
-            return Table.open(TableState.open(command), command.command_id, now)
+            table = Table.open(TableState.open(command), command.command_id, now)
+            self._check_seeded(table, command)
+            return table
         table = self.load(command.table)
+        self._check_seeded(table, command)
         records = table.state.decide(command, self.keeper)
         try:
             for record in records:
@@ -238,6 +245,22 @@ class LedgerApp(Application[UUID]):
             self._evict(tid)
             raise
         return table
+
+    def _check_seeded(self, table: Table, command: Command) -> None:
+        """COM-8: a seeded shuffle is for simulations; anyone who knows the seed knows every
+        deck, so a ledger that does not allow it (the HTTP API) refuses to open, change into or
+        play such a table."""
+        config = getattr(command, "config", None) or {}
+        if self.allow_seeded or (table.state.config.card_source != "seeded"
+                                 and config.get("card_source") != "seeded"):
+            return
+        raise StateConflict(
+            "seeded_table_refused",
+            f"table {table.state.code} would deal from a seeded shuffle, which anyone who knows "
+            "the seed can predict: it is for simulations (ledger simulate --seed, ledger demo), "
+            "never for play through this service (COM-8)",
+            table=table.state.code, rule="COM-8",
+        )
 
     def _recall(self, command: Command, tid: UUID, payload: str) -> CommandResult | None:
         """The first answer to this command id on this table (command ids are per table)."""

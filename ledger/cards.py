@@ -148,6 +148,19 @@ def shuffled_deck() -> tuple[int, ...]:
     return tuple(deck)
 
 
+def seeded_deck(seed: int, table: str, hand_no: int) -> tuple[tuple[int, ...], str]:
+    """The deck and salt of hand ``hand_no`` at a ``seeded`` table (simulations only, COM-8):
+    a shuffle by a generator seeded with the table's seed, its code and the hand number, so a
+    simulation plays the same cards every run. Anyone who knows the seed knows every deck:
+    never for real play (the HTTP API refuses such tables)."""
+    import random
+
+    name = f"{seed}:{table.strip().upper()}:{hand_no}"
+    deck = list(range(DECK_SIZE))
+    random.Random(name).shuffle(deck)
+    return tuple(deck), hashlib.sha256(f"seeded:{name}".encode()).hexdigest()[:32]
+
+
 def new_salt() -> str:
     return secrets.token_hex(16)
 

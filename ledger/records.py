@@ -18,7 +18,9 @@ from pydantic import BaseModel, ConfigDict, PositiveInt
 
 from ledger.cards import Card
 
-CardSource = Literal["rng", "recorded"]
+CardSource = Literal["rng", "recorded", "seeded"]
+"""COM-8: the service shuffles (``rng``), a device reports the cards (``recorded``), or, for
+simulations only, a shuffle seeded from the configuration (``seeded``)."""
 Target = int | Literal["dealer", "community"]
 """Who receives cards: a seat number, the dealer, or the community (STUD8-6)."""
 

@@ -19,6 +19,7 @@ from ledger import accounts
 from ledger.cards import (
     DECK_SIZE,
     deck_commitment,
+    seeded_deck,
 )
 from ledger.commands import (
     Act,
@@ -199,6 +200,12 @@ class TableState:
         current = self.config.model_dump(mode="json")
         merged = {**current, **cmd.config, "game": self.game.name}
         config = validate_config(self.game, merged)
+        if (config.card_source == "seeded") != (self.config.card_source == "seeded"):
+            raise RuleViolation(
+                "seeded_source_fixed",
+                "a table deals from a seeded shuffle (simulations) from its opening to its end, "
+                "or never: open another table (COM-8)", rule="COM-8",
+            )
         if config.model_dump(mode="json") == current:
             raise RuleViolation(
                 "config_unchanged",
@@ -293,8 +300,9 @@ class TableState:
             raise TypeError(f"{self.game.name}.start must begin with HandStarted")
         source = self.config.card_source
         update: dict[str, Any] = {"card_source": source, "config_version": self.config_version}
-        if source == "rng":
-            deck, salt = keeper.new_deck()
+        if source != "recorded":
+            deck, salt = (keeper.new_deck() if source == "rng"
+                          else seeded_deck(self._seed(), self.code, self.hand_no + 1))
             update["deck_commitment"] = deck_commitment(deck, salt)
             update["sealed_deck"] = keeper.seal(deck, salt)
         records[0] = first.model_copy(update=update)
@@ -317,7 +325,7 @@ class TableState:
     def _deal(self, cmd: DealCards, keeper: DeckKeeper) -> list[Record]:
         hand = self._require_hand()
         plan = self.game.deal_plan(self.view(), hand)
-        if self.config.card_source == "rng":
+        if self.config.card_source != "recorded":
             if cmd.cards is not None:
                 raise InvalidInput(
                     "cards_not_expected",
@@ -335,9 +343,20 @@ class TableState:
             dealt = recorded_deal(plan, cmd.cards, self.hand_cards)
         return [CardsDealt(hand_no=self.hand_no, round=plan.round, dealt=dealt)]
 
-    def _deal_from_deck(self, plan: DealPlan, keeper: DeckKeeper) -> tuple[Dealt, ...]:
+    def _deck(self, keeper: DeckKeeper) -> tuple[tuple[int, ...], str]:
+        """The hand's deck and salt: from the seed for a ``seeded`` table, else unsealed."""
+        if self.config.card_source == "seeded":
+            return seeded_deck(self._seed(), self.code, self.hand_no)
         assert self.sealed_deck is not None
-        deck, _ = keeper.unseal(self.sealed_deck)
+        return keeper.unseal(self.sealed_deck)
+
+    def _seed(self) -> int:
+        seed = self.config.shuffle_seed
+        assert seed is not None  # the configuration requires it with the seeded source
+        return seed
+
+    def _deal_from_deck(self, plan: DealPlan, keeper: DeckKeeper) -> tuple[Dealt, ...]:
+        deck, _ = self._deck(keeper)
         position = len(self.hand_cards)
         if position + plan.count > DECK_SIZE:
             raise RuleViolation(
@@ -374,7 +393,7 @@ class TableState:
     def _with_deck_reveal(self, record: Record, keeper: DeckKeeper) -> Record:
         if not isinstance(record, HAND_ENDINGS) or self.sealed_deck is None:
             return record
-        deck, salt = keeper.unseal(self.sealed_deck)
+        deck, salt = self._deck(keeper)
         return record.model_copy(update={"deck": deck, "salt": salt})
 
     def _require_hand(self) -> Any:

@@ -11,12 +11,18 @@ from pathlib import Path
 from typing import Any, cast
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
 from ledger.cli import app
-from ledger.cli.common import DATABASE_OPTION, err_console, ledger_app, progress_bar
+from ledger.cli.common import (
+    DATABASE_OPTION,
+    err_console,
+    ledger_app,
+    out_console,
+    progress_bar,
+    report_day,
+)
 
 audit_app = typer.Typer(
     name="audit",
@@ -58,6 +64,7 @@ def verify(
     with its table, hand, kind, expected and recorded values and rule id); 2 on bad input."""
     from projections.audit.seal import read_seal, seal_key
     from projections.audit.verify import verify as run
+    from projections.context import parse_day
 
     with ledger_app(database_url) as ledger:
         sealed = read_seal(seal) if seal is not None else None
@@ -66,6 +73,8 @@ def verify(
         with progress_bar(head, "audit") as advance:
             report = run(ledger, table=table, day=day, seal=sealed, seal_key=key,
                          progress=advance)
+        if day is not None:
+            report_day(ledger, parse_day(day), table)
     if as_json:
         typer.echo(json.dumps(report.as_dict()))
     else:
@@ -74,7 +83,7 @@ def verify(
 
 
 def _print_report(data: dict[str, Any], day: str | None) -> None:
-    console = Console()
+    console = out_console()
     scope = f" (hands of gaming day {day})" if day else ""
     console.print(f"tables {len(data['tables'])}, hands checked {data['hands_checked']}{scope}, "
                   f"events checked {data['events_checked']}", highlight=False)
@@ -104,7 +113,7 @@ def _short(value: Any, width: int = 160) -> str:
 
 @audit_app.command("hand")
 def hand(
-    table: str = typer.Argument(..., help="Table code."),
+    table: str = typer.Argument(..., metavar="TABLE", help="Table code."),
     hand_no: int = typer.Argument(..., metavar="HAND_NO", help="Hand number."),
     rule_texts: bool = typer.Option(False, "--rules", help="End with the text of every rule "
                                     "the hand cites (the rule book, docs/rules.md)."),
@@ -209,6 +218,7 @@ def seal(
         day = parse_day(day)
         now = datetime.now(UTC)
         payload = make_seal(ledger, day, seal_key(ledger.settings), now=now)
+        report_day(ledger, day)
         open_at = unfinished(ledger, day, now=now)
         path = out or Path(f"seal-{day}.json")
         try:

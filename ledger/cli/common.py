@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,14 @@ from ledger.logs import configure
 from ledger.settings import Settings, get_settings
 
 err_console = Console(stderr=True)
+WIDE = 1_000
+"""Columns a table may take when the output is not a terminal: rows are printed whole (a pipe
+or a file gets every character, no row cut at 80 columns, no date wrapped mid-string)."""
+
+
+def out_console() -> Console:
+    """The console for standard output: the terminal's width, or whole rows for a pipe."""
+    return Console() if sys.stdout.isatty() else Console(width=WIDE, soft_wrap=True)
 
 DATABASE_OPTION = typer.Option(
     None,
@@ -61,14 +70,14 @@ def invalid_setting(exc: ValidationError) -> LedgerError:
 
 
 @contextmanager
-def ledger_app(database_url: str | None) -> Iterator[Any]:
+def ledger_app(database_url: str | None, *, allow_seeded: bool = False) -> Iterator[Any]:
     """The application for the chosen store, closed on exit; domain errors and store failures
-    end the command."""
+    end the command. ``allow_seeded``: the simulations' seeded tables may be played (COM-8)."""
     from ledger.application import LedgerApp
 
     settings = settings_for(database_url)
     with handle_errors(settings):
-        app = LedgerApp(settings)
+        app = LedgerApp(settings, allow_seeded=allow_seeded)
         try:
             yield app
         finally:
@@ -117,3 +126,31 @@ def progress_bar(total: int, label: str) -> Iterator[Any]:
     ) as progress:
         task = progress.add_task(label, total=total)
         yield lambda n=1: progress.advance(task, n)
+
+
+def day_activity(ledger: Any, day: str, table: str | None = None) -> tuple[int, int]:
+    """(tables with activity, hands started) on gaming day ``day``, from the projections
+    (brought up to date first when this role may; else as they stand)."""
+    from projections.queries import ReadModel
+    from projections.runner import Runner
+
+    with contextlib.suppress(Exception):  # a role that may only read: the views as they are
+        Runner(ledger).catch_up()
+    read = ReadModel(ledger, ensure_schema=False)
+    tables = {r["table_code"] for r in read.accounting(day=day, table=table)}
+    return len(tables), read.count_hands(day=day, table=table)
+
+
+def report_day(ledger: Any, day: str, table: str | None = None) -> None:
+    """Say on standard error how much gaming day ``day`` holds; warn when it holds nothing (a
+    day with no activity gives a clean result, which may be a typo in the day)."""
+    tables, hands = day_activity(ledger, day, table)
+    where = f" at table {table}" if table else ""
+    if not tables and not hands:
+        err_console.print(f"[yellow]warning[/]: gaming day {day} has no activity{escape(where)}: "
+                          "no table moved a chip and no hand started (is the day right?)",
+                          highlight=False, soft_wrap=True)
+        return
+    err_console.print(f"gaming day {day}{escape(where)}: {tables} table"
+                      f"{'' if tables == 1 else 's'} with activity, {hands} hand"
+                      f"{'' if hands == 1 else 's'} started", highlight=False, soft_wrap=True)

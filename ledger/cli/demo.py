@@ -16,19 +16,25 @@ from ledger.cli.common import ledger_app, progress_bar
 from ledger.money import format_amount
 
 DEMO_URL = "sqlite:///var/demo.sqlite3"
+DEMO_LEAVE_RATE = 0.005
+"""Now and then a player gets up in the middle of a hand (COM-6)."""
 
 
 @app.command()
 def demo(
     hands: int = typer.Option(200, "--hands", min=1, help="Hands per game."),
-    seed: int = typer.Option(2026, "--seed", help="Seed of the random players."),
+    seed: int = typer.Option(2026, "--seed", help="Seed of the random players and of the tables' "
+                             "shuffles (card source `seeded`): the same seed plays the same "
+                             "hands."),
     database_url: str = typer.Option(
         DEMO_URL, "--database-url", help="Store for the demo (the default file is recreated)."
     ),
     out: str = typer.Option("out", "--out", help="Directory for the day's exports."),
 ) -> None:
     """Open a table of every implemented game, play hands with seeded random players through
-    the ledger, and print a summary: hands, events, chips moved, house result, jackpot meter.
+    the ledger (the tables deal from a shuffle seeded with --seed, so a run repeats exactly;
+    players now and then leave mid-hand, COM-6), and print a summary: hands, events, chips
+    moved, house result, jackpot meter.
     Then the read side: rebuild the projections, audit every table (`ledger audit verify`) and
     write the gaming day's exports to --out (default ./out/). Exit status 1 if the audit finds
     a discrepancy."""
@@ -43,7 +49,7 @@ def demo(
                 os.remove(path)
     console = Console(width=None if sys.stdout.isatty() else 140)
     results = []
-    with ledger_app(database_url) as ledger:
+    with ledger_app(database_url, allow_seeded=True) as ledger:
         for i, game in enumerate(sorted(PROFILES)):
             code = f"{PROFILES[game].code}-1"
             with progress_bar(hands, f"{game:<16}") as advance:
@@ -51,7 +57,8 @@ def demo(
                     stats = _with_tray(ledger, game, code, hands, seed + i, advance)
                 else:
                     stats = simulate(
-                        ledger, game, code, hands, seed=seed + i, on_hand=lambda _n: advance(1)
+                        ledger, game, code, hands, seed=seed + i, seeded=True,
+                        leave_rate=DEMO_LEAVE_RATE, on_hand=lambda _n: advance(1),
                     )
             results.append(stats)
     summary = RichTable(title=f"Demo: {hands} hands per game, seed {seed}, store {database_url}")
@@ -100,12 +107,13 @@ def _with_tray(ledger: Any, game: str, code: str, hands: int, seed: int, advance
     from ledger.sim.runner import simulate
     from ledger.sim.tray import count, fill, tray_now
 
-    simulate(ledger, game, code, 0, seed=seed)  # open the table and seat the players
+    simulate(ledger, game, code, 0, seed=seed, seeded=True)  # open (seeded) and seat players
     count(ledger, code, "opening", OPENING_TRAY, f"{code}-tray-open")
-    first = simulate(ledger, game, code, hands // 2, seed=seed, on_hand=lambda _n: advance(1))
+    first = simulate(ledger, game, code, hands // 2, seed=seed, leave_rate=DEMO_LEAVE_RATE,
+                     on_hand=lambda _n: advance(1))
     fill(ledger, code, FILL, f"{code}-fill-1")
     second = simulate(ledger, game, code, hands - hands // 2, seed=seed + 1000,
-                      on_hand=lambda _n: advance(1))
+                      leave_rate=DEMO_LEAVE_RATE, on_hand=lambda _n: advance(1))
     count(ledger, code, "closing", tray_now(ledger, code), f"{code}-tray-close")
     for name in ("hands", "commands", "events", "chips_moved", "seconds"):
         setattr(second, name, getattr(first, name) + getattr(second, name))

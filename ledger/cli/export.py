@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from ledger.cli import app
-from ledger.cli.common import DATABASE_OPTION, ledger_app
+from ledger.cli.common import DATABASE_OPTION, ledger_app, report_day
 
 export_app = typer.Typer(
     name="export",
@@ -61,6 +61,7 @@ def accounting(
                               "period needs --format xlsx)"))
         day = parse_day(day)
         catch_up(ledger)
+        report_day(ledger, day)
         written = export_accounting(ReadModel(ledger), day, out)
     for w in written:
         typer.echo(f"{w.path}  {w.rows} rows")
@@ -70,7 +71,8 @@ def accounting(
 def hands(
     day: str = typer.Option(..., "--day", help="Gaming day (YYYY-MM-DD) the hands started."),
     fmt: str = typer.Option(
-        "jsonl", "--format", help="jsonl (every game), phh (Seven Card Stud Hi/Lo, PHH TOML) or "
+        "jsonl", "--format", metavar="[jsonl|phh|ohh]",
+        help="jsonl (every game), phh (Seven Card Stud Hi/Lo, PHH TOML) or "
         "ohh (Open Hand History; Seven Card Stud Hi/Lo)."),
     out: Path = OUT_OPTION,
     table: str | None = typer.Option(None, "--table", help="Only this table."),
@@ -90,6 +92,7 @@ def hands(
     with ledger_app(database_url) as ledger:
         day = parse_day(day)
         catch_up(ledger)
+        report_day(ledger, day, table)
         result = export_hands(ledger, ReadModel(ledger), day, fmt.lower(), out, table=table)
     files = len(result.written)
     shown = result.written if files <= 10 else result.written[:3]

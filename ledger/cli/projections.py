@@ -9,11 +9,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table as RichTable
 
 from ledger.cli import app
-from ledger.cli.common import DATABASE_OPTION, ledger_app, progress_bar
+from ledger.cli.common import DATABASE_OPTION, ledger_app, out_console, progress_bar
 
 projections_app = typer.Typer(
     name="projections",
@@ -58,7 +57,7 @@ def status(
                                                              else "behind")
         table.add_row(row["view"], str(row["position"]), str(row["head"]), str(row["lag"]),
                       state, row["updated_at"] or "-")
-    Console().print(table)
+    out_console().print(table)
     raise typer.Exit(code)
 
 

@@ -25,7 +25,7 @@ def stamp(moment: datetime, zone: str) -> str:
 
 @app.command()
 def replay(
-    table: str = typer.Argument(..., help="Table code."),
+    table: str = typer.Argument(..., metavar="TABLE", help="Table code."),
     hand_no: int = typer.Argument(..., metavar="HAND_NO",
                                   help="Hand number (1 is the table's first hand)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per event instead."),

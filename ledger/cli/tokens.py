@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from ledger.cli import app
-from ledger.cli.common import DATABASE_OPTION, ledger_app
+from ledger.cli.common import DATABASE_OPTION, ledger_app, out_console
 
 tokens_app = typer.Typer(help="Bearer tokens of the HTTP API (stored hashed).",
                          no_args_is_help=True)
@@ -18,7 +17,8 @@ app.add_typer(tokens_app, name="tokens")
 
 @tokens_app.command("create")
 def create(
-    role: str = typer.Option(..., "--role", help="device, auditor, accounting or admin."),
+    role: str = typer.Option(..., "--role", metavar="[device|auditor|accounting|admin]",
+                             help="What the token may do (see the README's roles)."),
     tables: list[str] = typer.Option(  # noqa: B008
         [], "--table", help="Device tokens: a table code it may use (repeat for more)."
     ),
@@ -72,7 +72,7 @@ def list_tokens(
         table.add_row(info.token_id, info.role, ", ".join(info.tables or ()),
                       "" if info.seat is None else str(info.seat), info.label,
                       _minute(info.created_at), _minute(info.revoked_at))
-    Console().print(table)
+    out_console().print(table)
 
 
 def _minute(stamp: str | None) -> str:
@@ -82,7 +82,8 @@ def _minute(stamp: str | None) -> str:
 
 @tokens_app.command("revoke")
 def revoke(
-    token_id: str = typer.Argument(..., help="The token's id (from `ledger tokens list`)."),
+    token_id: str = typer.Argument(..., metavar="TOKEN_ID",
+                                   help="The token's id (from `ledger tokens list`)."),
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Revoke a token: from now on it gets 401 (within LEDGER_API_TOKEN_CACHE_SECONDS in a

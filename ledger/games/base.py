@@ -59,9 +59,20 @@ class ConfigBase(BaseModel):
 
     game: str
     card_source: CardSource = "rng"
+    """COM-8: ``rng`` (the service shuffles), ``recorded`` (a device reports the cards) or
+    ``seeded`` (simulations only: a shuffle anyone can repeat from ``shuffle_seed``)."""
+    shuffle_seed: int | None = None
+    """The seed of a ``seeded`` table's shuffles; only for that source."""
     max_aggregate_payout: int | None = Field(default=None, gt=0)
     """COM-7: one cap per hand on winnings banked by the house or the DP; None means no cap."""
     limits: dict[str, Limits] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _seed_with_seeded_source(self) -> ConfigBase:
+        if (self.card_source == "seeded") != (self.shuffle_seed is not None):
+            raise ValueError("a seeded card source needs shuffle_seed, and only it takes one "
+                             "(COM-8)")
+        return self
 
 
 class HandBase(BaseModel):

@@ -80,12 +80,15 @@ def simulate(
     players: int | None = None,
     seed: int | None = None,
     leave_rate: float = 0.0,
+    seeded: bool = False,
     on_hand: Callable[[int], None] | None = None,
 ) -> RunStats:
     """Open ``code`` if needed, seat players, and play ``hands`` hands through ``app``.
 
     ``leave_rate``: before each step of a hand, the chance that a player of the hand gets up
     (COM-6: its seat folds at once); players who left sit down again after the hand.
+    ``seeded`` (with ``seed``): a table this opens deals from a shuffle seeded with ``seed``
+    (card source ``seeded``, COM-8), so that the run repeats exactly; ``app`` must allow it.
     """
     profile = profile_for(game)
     rules = get_game(game)
@@ -99,7 +102,10 @@ def simulate(
     ids = CommandIds(code, f"sim-{uuid.uuid4().hex[:12]}")
     stats = RunStats(game=game, table=code)
     executor = AppExecutor(app, code, stats)
-    _ensure_table(app, executor, game, code, profile.config, ids)
+    config = dict(profile.config)
+    if seeded and seed is not None:
+        config.update(card_source="seeded", shuffle_seed=seed)
+    _ensure_table(app, executor, game, code, config, ids)
     table, _, _ = executor.observe()
     for seat in list(rules.seats)[:seats]:
         if seat not in table.seats:

@@ -145,3 +145,50 @@ def test_a_device_plays_a_full_hand_from_the_answers_alone(
     assert {k: v for k, v in flows.items() if v and not accounts.is_hand_scoped(k)} == \
         {k: v for k, v in lines.items() if v}
     assert all(a["step"]["kind"] != "over" for a in device.answers[first:-1])
+
+
+def test_what_a_device_may_not_open_and_the_rule_book(
+    device_api: tuple[TestClient, Tokens],
+) -> None:
+    """A seeded shuffle (simulations only) and a currency that is not ISO 4217 are refused
+    when a table opens (COM-8, COM-2); any token reads the rule book."""
+    client, tokens = device_api
+    admin = bearer(tokens.admin)
+    r = client.post("/tables", json={"command_id": "o1", "table": "DEV-0", "game": "stud-hilo",
+                                     "config": {"card_source": "seeded", "shuffle_seed": 7}},
+                    headers=admin)
+    assert r.status_code == 409 and r.json()["error"]["code"] == "seeded_table_refused", r.text
+    r = client.post("/tables", json={"command_id": "o2", "table": "DEV-0", "game": "stud-hilo",
+                                     "currency": "ABC"}, headers=admin)
+    assert r.status_code == 422 and r.json()["error"]["code"] == "unknown_currency", r.text
+    r = client.post("/tables", json={"command_id": "o3", "table": "DEV-0", "game": "stud-hilo",
+                                     "currency": "JPY"}, headers=admin)
+    assert r.status_code == 201, r.text
+    assert r.json()["events"][0]["currency"] == "JPY"
+    rule = client.get("/rules/com-6", headers=bearer(tokens.device))
+    assert rule.status_code == 200 and rule.json()["id"] == "COM-6"
+    assert "whoever's turn it is" in rule.json()["text"]
+    assert len(client.get("/rules", headers=bearer(tokens.device)).json()) == 51
+    missing = client.get("/rules/COM-99", headers=bearer(tokens.device))
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "unknown_rule"
+
+
+def test_the_document_types_configurations_hands_and_events(
+    device_api: tuple[TestClient, Tokens],
+) -> None:
+    """/openapi.json: one configuration schema per game chosen by ``game``, the hand in
+    progress likewise, one event schema per type chosen by ``type``; cards may be null."""
+    client, tokens = device_api
+    doc = client.get("/openapi.json", headers=bearer(tokens.device)).json()
+    schemas = doc["components"]["schemas"]
+    table = schemas["TableOut"]["properties"]
+    assert set(table["config"]["discriminator"]["mapping"]) == set(GAMES)
+    assert set(table["hand"]["anyOf"][0]["discriminator"]["mapping"]) == set(GAMES)
+    events = schemas["CommandOut"]["properties"]["events"]["items"]
+    assert "HandSettled" in events["discriminator"]["mapping"]
+    body = schemas["OpenTableBody"]["properties"]["config"]
+    assert set(body["discriminator"]["mapping"]) == set(GAMES)
+    assert {"CaribbeanConfig", "HcfConfig", "ChineseConfig", "StudConfig"} <= set(schemas)
+    assert schemas["SeatResult"]["properties"]["net"]["type"] == "integer"
+    dealt = schemas["Dealt"]["properties"]["down"]["items"]
+    assert {"type": "null"} in dealt["anyOf"]
