@@ -10,9 +10,9 @@ import pytest
 from ledger.application import LedgerApp
 from ledger.errors import LedgerError
 from ledger.history import stream
-from ledger.records import HandSettled
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
+from ledger.table import HandSettled
 from projections.audit.verify import verify
 
 
