@@ -171,8 +171,13 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     command = getattr(request.scope.get("route"), "name", "")
     is_command = command.startswith("command:")
     code = classify_problems(problems) if is_command else "invalid_request"
-    if not is_command and any(p["field"].rsplit(".", 1)[-1] == "day" for p in problems):
-        code = "invalid_day"  # one code for a bad day, in a path or a query
+    days = [e for e in exc.errors() if [str(p) for p in e.get("loc", ())][-1:] == ["day"]]
+    if not is_command and days:
+        # one code and the CLI's words for a bad day, in a path or a query
+        given = days[0].get("input")
+        error = InvalidInput("invalid_day", f"{given!r} is not a day: write YYYY-MM-DD, e.g. "
+                             "2026-03-14", day=given, problems=problems)
+        return error_response(request, error, 422)
     what = f"invalid {command.split(':', 1)[1]}" if is_command else "invalid request"
     summary = "; ".join(f"{p['field'] or 'body'}: {p['problem']}" for p in problems)
     error = InvalidInput(code, f"{what}: {summary}", problems=problems)

@@ -5,7 +5,10 @@ with the transfers the answers listed."""
 
 from __future__ import annotations
 
+import io
+import json
 import random
+import zipfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -192,3 +195,29 @@ def test_the_document_types_configurations_hands_and_events(
     assert schemas["SeatResult"]["properties"]["net"]["type"] == "integer"
     dealt = schemas["Dealt"]["properties"]["down"]["items"]
     assert {"type": "null"} in dealt["anyOf"]
+
+
+def test_a_hands_export_is_named_after_its_table_and_has_a_manifest(
+    device_api: tuple[TestClient, Tokens],
+) -> None:
+    client, tokens = device_api
+    code = "DEV-3"
+    client.post("/tables", json={"command_id": "open", "table": code, "game": "caribbean-stud",
+                                 "config": {"card_source": "recorded"}},
+                headers=bearer(tokens.admin))
+    device = Device(client, tokens.device, code)
+    for seat in (1, 2):
+        device.send("/tables/{code}/seats", seat=seat, player=f"p{seat}")
+        device.send("/tables/{code}/buy-ins", seat=seat, amount=100_000)
+    play(device, "caribbean-stud", 2, random.Random(3))
+    device.send("/tables/{code}/hands")  # a second hand, still in progress
+    day = client.get("/accounting/days", headers=bearer(tokens.auditor)).json()[0]
+    r = client.get(f"/exports/hands/{day}?format=phh&table={code.lower()}",
+                   headers=bearer(tokens.auditor))
+    assert r.status_code == 200, r.text
+    assert f'filename="hands-{code}-{day}-phh.zip"' in r.headers["content-disposition"]
+    with zipfile.ZipFile(io.BytesIO(r.content)) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+    assert manifest["table"] == code and manifest["hands"] == 0
+    assert manifest["skipped"] == {"caribbean-stud": 1} and manifest["in_progress"] == 1
+    assert manifest["replayable"] == manifest["not_replayable"] == 0
