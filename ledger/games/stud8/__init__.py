@@ -8,7 +8,7 @@ a finished hand as a Poker Hand History document).
 Seats are numbered clockwise from the dealer's left; the house dealer deals every street from
 the top of the deck, without burn cards, starting at the lowest live seat (COM-8, STUD8-6).
 
-Decisions where RULES.md is silent (the auditor's reading):
+Decisions where the rule book (docs/rules.md) is silent (the auditor's reading):
 
 - STUD8-1: the antes are posted automatically when the hand starts (``WagerPlaced``, rule
   STUD8-1). A seat whose stack does not cover the ante sits the hand out (it is not dealt in);
@@ -33,7 +33,8 @@ Decisions where RULES.md is silent (the auditor's reading):
   hand must be shown; a seat may not muck when no other hand still in the showdown covers its
   contribution (its side pot would otherwise go to a player who could not cover it, STUD8-9).
 - STUD8-9: pots are formed by the hands still contesting (neither folded nor mucked); a mucked
-  hand is dead like a folded one. The uncalled part of the highest contribution is returned.
+  hand is dead like a folded one. The uncalled part of the highest contribution is returned to
+  its seat, folded, left or not (STUD8-11, decision of 2026-12-01), and is in no pot.
 - STUD8-8: odd chips of a split pot go to the high half; within a half, one each to the tied seats
   from the dealer's left (lowest seat first). A remainder smaller than a chip (possible only when
   the chip unit changed between hands) goes with the odd chips, in the same order.

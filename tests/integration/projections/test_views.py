@@ -144,7 +144,33 @@ def test_coverage_view_shows_each_designated_player_hand(shared: Shared) -> None
         assert row["funds_left_minor"] == event.coverage.funds_left
         assert [(x["seat"], x["liability_minor"], x["covered"]) for x in row["lines"]] == [
             (line.seat, line.liability, line.covered) for line in event.coverage.lines]
+        for x in row["lines"]:  # what the seat paid into the funds and was paid (HCF-12)
+            assert x["funds_after_minor"] - x["funds_before_minor"] == \
+                x["paid_in_minor"] - x["paid_minor"]
+            assert x["covered"] or x["paid_in_minor"] == x["paid_minor"] == 0
+    assert any(x["paid_minor"] for row in rows for x in row["lines"])
+    assert any(x["paid_in_minor"] for row in rows for x in row["lines"])
     assert read.coverage(table=played["caribbean-stud"]) == []
+
+
+def test_each_seat_s_result_of_every_hand_sums_with_the_table_lines_to_zero(
+    shared: Shared,
+) -> None:
+    """The hands view's per-seat results (``ledger.results``) balance with the house, DP, rake
+    and jackpot lines, and each seat's net is its stack's change over the hand."""
+    app, _ = shared
+    read = ReadModel(app)
+    (day,) = read.gaming_days()
+    for hand in read.hands_full(day=day):
+        results = hand["result"]["results"]
+        dp = results["designated_player"]
+        assert sum(s["net"] for s in results["seats"]) + results["house"] + results["rake"] + \
+            results["jackpot"] + (dp["net"] if dp else 0) == 0, hand["hand_no"]
+        for seat in results["seats"]:
+            assert seat["net"] == seat["won"] + seat["returned"] - seat["wagered"] - seat["fee"]
+            assert min(seat["wagered"], seat["fee"], seat["returned"], seat["won"]) >= 0
+            if hand["status"] != "settled":
+                assert seat["won"] == 0
 
 
 def test_rake_view_totals_match_the_rake_account(shared: Shared) -> None:
