@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
 
 from ledger.api.auth import Principal, check_table, require
 from ledger.api.commands import CODE_PATH
@@ -32,7 +31,7 @@ def table_state(
     request: Request,
     code: str = CODE_PATH,
     who: Principal = Depends(require(*READERS)),  # noqa: B008
-) -> dict[str, Any]:
+) -> JSONResponse:
     check_table(who, code)
     ledger: LedgerApp = request.app.state.ledger
     with ledger.reading(code) as table:
@@ -43,7 +42,9 @@ def table_state(
         if not full and hand is not None:
             hidden = hidden_cards(ledger, table, who.seats)
             hand = mask(hand, state.game.hand_type, hidden.__contains__)
-        return {
+        # Sent as is: the document types the shape (TableOut), and a masked card is null where
+        # the hand's model has a card.
+        return JSONResponse({
             "code": state.code,
             "game": state.game.name,
             "currency": state.currency,
@@ -58,4 +59,4 @@ def table_state(
             "hand": hand,
             "step": step.model_dump(mode="json"),
             "memo": None if state.memo is None else state.memo.model_dump(mode="json"),
-        }
+        })
