@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,8 +26,11 @@ or a file gets every character, no row cut at 80 columns, no date wrapped mid-st
 
 
 def out_console() -> Console:
-    """The console for standard output: the terminal's width, or whole rows for a pipe."""
-    return Console() if sys.stdout.isatty() else Console(width=WIDE, soft_wrap=True)
+    """The console for standard output: the terminal's width (or ``COLUMNS`` when set), or
+    whole rows for a pipe or a file."""
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return Console()
+    return Console(width=WIDE, soft_wrap=True)
 
 DATABASE_OPTION = typer.Option(
     None,

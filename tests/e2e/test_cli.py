@@ -158,3 +158,20 @@ def test_ledger_rules_prints_a_rule_and_lists_the_book() -> None:
     assert len(ids) == 51 and ids[0] == "COM-1" and "STUD8-11" in ids
     bad = subprocess.run([ledger, "rules", "XYZ-1"], capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "[unknown_rule]" in bad.stderr
+
+
+def test_tokens_list_into_a_pipe_prints_whole_rows(db: Path) -> None:
+    """Not a terminal and no COLUMNS: every row whole, nothing cut at 80 columns, dates not
+    wrapped."""
+    label = "the dealer terminal at the far end of the room by the window, table 7"
+    made = ledger("tokens", "create", "--role", "device", "--table", "CSP-7", "--label", label,
+                  db=db)
+    assert made.returncode == 0, made.stderr
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    shown = subprocess.run([sys.executable, "-m", "ledger", "tokens", "list"],
+                           capture_output=True, text=True, check=False, timeout=300,
+                           env={**env, "LEDGER_DATABASE_URL": f"sqlite:///{db}",
+                                "LEDGER_DECK_KEY_FILE": str(db.parent / "deck.key")})
+    assert shown.returncode == 0, shown.stderr
+    row = next(line for line in shown.stdout.splitlines() if label in line)
+    assert len(row) > 80 and re.search(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", row)

@@ -190,12 +190,13 @@ def test_projections_status_fails_only_when_a_view_is_outdated(tmp_path: Path) -
 
 
 def command(db: Path, cmd: Any) -> None:
-    """Send one command as a table device would (e.g. to leave a hand in progress)."""
+    """Send one command as a table device would (e.g. to leave a hand in progress), to a table
+    a seeded simulation opened (which only the simulation's ledger may play, COM-8)."""
     from ledger.application import LedgerApp
     from ledger.settings import Settings
 
     app = LedgerApp(Settings(database_url=f"sqlite:///{db}",
-                             deck_key_file=db.parent / "deck.key"))
+                             deck_key_file=db.parent / "deck.key"), allow_seeded=True)
     try:
         app.execute(cmd)
     finally:
