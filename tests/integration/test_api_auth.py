@@ -207,6 +207,8 @@ READS: dict[str, tuple[str, ...]] = {
     "/reports/hold?day=2026-01-01": ("auditor", "accounting"),
     "/reports/players?month=2026-01": ("auditor", "accounting"),
     "/reports/inventory?day=2026-01-01": ("auditor", "accounting"),
+    "/rules": ("admin", "auditor", "accounting", "device"),
+    "/rules/COM-6": ("admin", "auditor", "accounting", "device"),
 }
 
 
@@ -220,7 +222,8 @@ def test_each_role_reads_what_it_may_and_nothing_else(api: tuple[TestClient, Tok
     client.post("/tables/T1/hands", json={"command_id": "h1"}, headers=bearer(tokens.device))
     documented = {p for p, ops in app_of(client).openapi()["paths"].items() if "get" in ops}
     templates = {p.split("?")[0].replace("T1", "{code}").replace("/1/", "/{hand_no}/")
-                 .replace("house", "{account}").replace("2026-01-01", "{day}") for p in READS}
+                 .replace("house", "{account}").replace("2026-01-01", "{day}")
+                 .replace("COM-6", "{rule_id}") for p in READS}
     templates = {t if not t.endswith("/1") else t[:-2] + "/{hand_no}" for t in templates}
     assert documented - {"/health"} == templates  # every read route is in this table
     for path, roles in READS.items():
