@@ -294,6 +294,21 @@ class LedgerApp(Application[UUID]):
         with self._table_lock(table_id(code)):
             yield self.load(code)
 
+    @contextmanager
+    def peeking(self, code: str) -> Iterator[Table]:
+        """Like :meth:`reading`, but a table that was not in the cache is not left there: another
+        process may write to it next, and an aggregate cached now would go stale, where a later
+        command or read would otherwise load it fresh from the store."""
+        tid = table_id(code)
+        cache = self.repository.cache
+        with self._table_lock(tid):
+            was_cached = cache is None or _in_cache(cache, tid)
+            try:
+                yield self.load(code)
+            finally:
+                if not was_cached:
+                    self._evict(tid)
+
     def _exists(self, tid: UUID) -> bool:
         if self.repository.cache is not None:
             try:
@@ -352,3 +367,9 @@ class LedgerApp(Application[UUID]):
                 log.warning("snapshot_failed", table_id=str(aggregate.id), error=str(exc))
 
 
+def _in_cache(cache: Any, tid: UUID) -> bool:
+    try:
+        cache.get(tid)
+    except KeyError:
+        return False
+    return True

@@ -132,24 +132,19 @@ def run(request: Request, who: Principal, spec: Endpoint, code: str, body: BaseM
         raise public from None
     metrics.command(name, "replayed" if result.replayed else "appended")
     answer = result.as_dict()
-    with ledger.reading(command.table) as table:
+    with ledger.peeking(command.table) as table:
         full = sees_all_cards(who, table)
         answer["hand_no"] = table.state.hand_no
         answer["step"] = visible_step(table.state.next_step(), who, full).model_dump(mode="json")
+        ending = next((e for e in answer["events"] if e.get("type") in HAND_ENDING_NAMES), None)
+        events = [] if ending is None else hand_events(ledger, command.table,
+                                                       int(ending["hand_no"]))
     if not full:
         cards = CardFilter(lambda: _hidden_now(ledger, command.table, who.seats))
         answer["events"] = mask_events(answer["events"], cards)
-    answer["results"] = _results(ledger, command.table, result.events)
+    found = hand_results(cast(list[Record], events)) if events else None
+    answer["results"] = None if found is None else found.model_dump(mode="json")
     return JSONResponse(answer, status_code=200 if result.replayed else 201)
-
-
-def _results(ledger: LedgerApp, code: str, events: list[dict[str, Any]]) -> Any:
-    """Each seat's result when one of the answer's events ended a hand (None otherwise)."""
-    ending = next((e for e in events if e.get("type") in HAND_ENDING_NAMES), None)
-    if ending is None:
-        return None
-    found = hand_results(cast(list[Record], hand_events(ledger, code, int(ending["hand_no"]))))
-    return None if found is None else found.model_dump(mode="json")
 
 
 def _hidden_now(ledger: LedgerApp, code: str, seats: frozenset[int]
