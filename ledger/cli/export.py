@@ -31,7 +31,8 @@ def accounting(
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Write accounting-D, rake-D, jackpot-D, bankrolls-D and dp-results-D, each as .csv
-    (UTF-8 with BOM, one header row, amounts in currency units with two decimals) and .jsonl
+    (UTF-8 with BOM, one header row, amounts in currency units with the currency's ISO 4217
+    decimals) and .jsonl
     (the same columns, amounts as "12.50" strings). With --format xlsx: one workbook for the
     day (--day), a range (--from/--to) or a month (--month), a sheet per dataset (accounting,
     hold, rake, jackpot, dp-results, players, and bankrolls for a day), amounts as numbers with

@@ -25,6 +25,8 @@ from typing import Any
 from openpyxl import Workbook
 from openpyxl.utils import get_column_letter
 
+from ledger.errors import LedgerError
+from ledger.money import minor_units
 from projections.exports.files import output_dir
 from projections.queries import ReadModel
 from projections.reports.hold import hold_report
@@ -32,16 +34,14 @@ from projections.reports.inventory import inventory_report
 from projections.reports.periods import Period
 from projections.reports.players import player_report
 
-ZERO_DECIMALS = frozenset({"BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF",
-                           "UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF"})
-THREE_DECIMALS = frozenset({"BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"})
-
 
 def currency_decimals(code: str) -> int:
-    """The minor-unit exponent of an ISO 4217 currency (2 unless listed)."""
-    if code in ZERO_DECIMALS:
-        return 0
-    return 3 if code in THREE_DECIMALS else 2
+    """The minor-unit exponent of an ISO 4217 currency (``ledger.money``, the one table); 2 for
+    a code it does not know (a table opened before unknown codes were refused)."""
+    try:
+        return minor_units(code)
+    except LedgerError:
+        return 2
 
 
 def _amount_format(decimals: int) -> str:
