@@ -82,6 +82,9 @@ def create_app(settings: Settings | None = None, *, ledger: LedgerApp | None = N
         return app.openapi_schema
 
     app.openapi = typed_openapi  # type: ignore[method-assign]
+    from ledger.api import console
+
+    console.install(app)
 
     @app.get("/openapi.json", include_in_schema=False)
     def openapi(_: Principal = Depends(principal)) -> JSONResponse:  # noqa: B008

@@ -15,7 +15,7 @@ from fastapi.responses import Response
 
 from ledger.api.auth import Principal, require
 from ledger.api.errors import responses
-from ledger.api.reads import TABLE, PathDay, QueryDay, ReadSide
+from ledger.api.reads import DAY_PATTERN, TABLE, PathDay, QueryDay, ReadSide
 from ledger.application import LedgerApp
 
 router = APIRouter()
@@ -37,7 +37,10 @@ def verify(
 ) -> dict[str, Any]:
     from projections.audit import verify as run
 
-    report = run(request.app.state.ledger, table=table, day=day)
+    # The console runs the audit through this route and follows it: its in-process request
+    # carries a progress callback in the request's state (no HTTP client can set it).
+    progress = getattr(request.state, "audit_progress", None)
+    report = run(request.app.state.ledger, table=table, day=day, progress=progress)
     return {**report.as_dict(), "ok": report.ok, "hands_checked": report.hands_checked,
             "events_checked": report.events_checked, "hands_open": report.hands_open}
 
@@ -58,6 +61,38 @@ def accounting_export(
     with tempfile.TemporaryDirectory(prefix="ledger-export-") as out:
         export_accounting(read, day, out)
         return _zip(FilePath(out), f"accounting-{day}.zip")
+
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+@router.get("/exports/workbook", tags=["exports"], summary="Accounting workbook of a period",
+            description="Token: accounting or auditor. One xlsx workbook for a gaming day, a "
+            "range of days or a month (exactly one of `day`, `from` + `to`, `month`), a sheet "
+            "per dataset (accounting, hold, rake, jackpot, dp-results, players, inventory; "
+            "bankrolls for a day).",
+            response_class=Response,
+            responses={200: {"content": {XLSX: {"schema": {"type": "string",
+                                                           "format": "binary"}}},
+                             "description": "The workbook."}, **responses(403)})
+def workbook_export(
+    request: Request,
+    day: QueryDay = None,
+    first: str | None = Query(None, alias="from", pattern=DAY_PATTERN),
+    last: str | None = Query(None, alias="to", pattern=DAY_PATTERN),
+    month: str | None = Query(None, pattern=r"^\d{4}-\d{2}$"),
+    _: Principal = Depends(require("accounting", "auditor")),  # noqa: B008
+) -> Response:
+    from projections.exports.workbook import export_workbook
+    from projections.reports.periods import period
+
+    chosen = period(day, first, last, month)
+    side: ReadSide = request.app.state.reads
+    read = side.fresh()
+    with tempfile.TemporaryDirectory(prefix="ledger-export-") as out:
+        path, _sheets = export_workbook(read, chosen, out)
+        return Response(path.read_bytes(), media_type=XLSX, headers={
+            "Content-Disposition": f'attachment; filename="{path.name}"'})
 
 
 @router.get("/exports/hands/{day}", tags=["exports"], summary="Hand histories of a day",

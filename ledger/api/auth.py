@@ -83,6 +83,8 @@ def require(*roles: str) -> Callable[..., Coroutine[Any, Any, Principal]]:
             )
         return who
 
+    check.roles = frozenset(roles)  # type: ignore[attr-defined]
+    """Read by the console to show only the pages the API would serve this role."""
     return check
 
 

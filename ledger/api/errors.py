@@ -51,6 +51,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "missing_token": 401,
     "invalid_token": 401,
     "forbidden": 403,
+    "csrf_failed": 403,
     "table_not_in_scope": 403,
     "seat_not_in_scope": 403,
     # routing and request shape

@@ -118,22 +118,33 @@ def hands(
     player: str | None = Query(None, min_length=1, max_length=64),
     first: str | None = Query(None, alias="from", pattern=DAY_PATTERN),
     last: str | None = Query(None, alias="to", pattern=DAY_PATTERN),
+    won_min: int | None = Query(None, ge=0, le=10**15, description="Some player (or the "
+                                "player named) won at least this, in minor units."),
+    lost_min: int | None = Query(None, ge=0, le=10**15, description="Some player (or the "
+                                 "player named) lost at least this, in minor units."),
     limit: int = LIMIT,
     offset: int = OFFSET,
     _: Principal = Depends(require("auditor")),  # noqa: B008
     read: ReadModel = Depends(reads),  # noqa: B008
 ) -> Rows:
-    """Summaries without cards, by table then hand number. With ``player``: that player's
-    hands across tables, oldest first, with the seat, the wagers by kind and the player's
-    result (``from``/``to`` bound the gaming days)."""
+    """Summaries without cards, by table then hand number; ``from``/``to`` bound the gaming days
+    (instead of ``day``). With ``player``: that player's hands across tables, oldest first, with
+    the seat, the wagers by kind and the player's result."""
+    from projections.reports.periods import period
+    from projections.search import search_hands
+
+    chosen = None
+    if first is not None or last is not None:
+        chosen = period(None, first, last) if day is None else period(day, first, last)
     if player is not None:
-        from projections.reports.periods import period
         from projections.reports.players import player_hands
 
-        chosen = None if first is None and last is None else period(None, first, last)
-        return player_hands(read, player, chosen, table, limit, offset)
-    return read.hands(table=table, day=day, game=game, status=status, limit=limit,
-                      offset=offset)
+        if day is not None:
+            chosen = period(day)
+        return player_hands(read, player, chosen, table, limit, offset, game=game,
+                            status=status, won_min=won_min, lost_min=lost_min)
+    return search_hands(read, table=table, day=day, chosen=chosen, game=game, status=status,
+                        won_min=won_min, lost_min=lost_min, limit=limit, offset=offset)
 
 
 @_get("/tables/{code}/hands/{hand_no}", "One hand in full", ("auditor",))

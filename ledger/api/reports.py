@@ -16,6 +16,7 @@ from ledger.api.commands import CODE_PATH
 from ledger.api.reads import DAY_PATTERN, MONEY, TABLE, QueryDay, _get, reads
 from projections.queries import ReadModel
 from projections.reports.hold import hold_report
+from projections.reports.hold_days import hold_days
 from projections.reports.inventory import inventory_report
 from projections.reports.paytable import table_report
 from projections.reports.periods import period
@@ -49,6 +50,20 @@ def hold(
 ) -> dict[str, Any]:
     """Per table: the period, month to date and year to date (COMAR 36.05.03.25)."""
     return hold_report(read, period(day, first, last, month), table)
+
+
+@_get("/reports/hold/days", "Hold against theory day by day over a month", MONEY)
+def hold_by_day(
+    table: str = Query(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$", description="Table code."),
+    month: str = Query(pattern=r"^\d{4}-\d{2}$", description="A month, YYYY-MM."),
+    _: Principal = Depends(require(*MONEY)),  # noqa: B008
+    read: ReadModel = Depends(reads),  # noqa: B008
+) -> dict[str, Any]:
+    """Each gaming day of the month at one table: the hold report's day column (hands, drop,
+    win, hold %, theoretical win, its standard deviation and 95% interval; the rake against
+    the expected rake for player-banked games), with the theoretical hold and its interval as
+    percentages of the day's drop for house-banked tables."""
+    return hold_days(read, month, table)
 
 
 @_get("/reports/players", "Player ratings across tables", MONEY)

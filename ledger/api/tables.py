@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
 from ledger.api.auth import Principal, check_table, require
 from ledger.api.commands import CODE_PATH
 from ledger.api.errors import responses
 from ledger.api.models import TableOut
-from ledger.api.visibility import hidden_cards, mask, sees_all_cards, visible_step
+from ledger.api.visibility import hidden_cards, mask, sees_all_cards
 from ledger.application import LedgerApp
 
 READERS = ("device", "auditor", "accounting", "admin")
@@ -24,23 +24,28 @@ router = APIRouter(tags=["tables"])
     description="Configuration, seats, stacks, the hand in progress and the step it waits for. "
     "Token: any role; a device token only for its own tables. Only an auditor's token sees "
     "face-down cards (a seat-bound device token sees its own seat's); undealt cards are never "
-    "shown.",
+    "shown. `public=true`: the table as the public sees it, every face-down card masked "
+    "whoever asks (the console's overview; an auditor's read of it shows no hole card).",
     responses=responses(403, 404),
 )
 def table_state(
     request: Request,
     code: str = CODE_PATH,
+    public: bool = Query(False, description="Mask every face-down card, whoever asks."),
     who: Principal = Depends(require(*READERS)),  # noqa: B008
 ) -> JSONResponse:
     check_table(who, code)
+    seats: frozenset[int] = frozenset() if public else who.seats
     ledger: LedgerApp = request.app.state.ledger
     with ledger.reading(code) as table:
         state = table.state
         hand = None if state.hand is None else state.hand.model_dump(mode="json")
-        full = sees_all_cards(who, table)
-        step = visible_step(state.next_step(), who, full)
+        full = sees_all_cards(who, table) and not public
+        step = state.next_step()
+        if not (full or set(step.seats) <= seats):
+            step = step.public()  # no cap derived from cards the reader cannot see
         if not full and hand is not None:
-            hidden = hidden_cards(ledger, table, who.seats)
+            hidden = hidden_cards(ledger, table, seats)
             hand = mask(hand, state.game.hand_type, hidden.__contains__)
         # Sent as is: the document types the shape (TableOut), and a masked card is null where
         # the hand's model has a card.

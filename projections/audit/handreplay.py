@@ -38,6 +38,10 @@ class Step:
     """None when the rules were not asked (an rng deal of an unfinished hand)."""
     rules: list[str]
     agrees: bool | None
+    data: dict[str, Any] = field(default_factory=dict)
+    """The recorded event's own fields (no envelope, no sealed deck): what the console draws."""
+    balances: dict[str, int] | None = None
+    """Every non-zero account of the table just after the event (None if it cannot apply)."""
 
 
 @dataclass
@@ -67,7 +71,9 @@ def hand_replay(app: Any, table: str, hand_no: int) -> HandReplay:
     def observe(result: GroupResult) -> None:
         if not any(getattr(e, "hand_no", None) == hand_no for e in result.events):
             return
-        replay.steps.extend(_steps(result, replay.currency, replay.game))
+        steps = _steps(result, replay.currency, replay.game)
+        _balances(result, steps)
+        replay.steps.extend(steps)
         replay.discrepancies.extend(result.discrepancies)
         for event in result.events:
             if isinstance(event, r.HandStarted):
@@ -126,8 +132,26 @@ def _steps(result: GroupResult, currency: str | None = None, game: str | None = 
                           event=type(event).__name__,
                           command=command if i == 0 else None,
                           recorded=_lines(event, currency, game),
-                          recomputed=recomputed, rules=rules_of(event), agrees=agrees))
+                          recomputed=recomputed, rules=rules_of(event), agrees=agrees,
+                          data=as_data(event)))
     return steps
+
+
+def _balances(result: GroupResult, steps: list[Step]) -> None:
+    """Each step's balances: the group's end state, rolled back over its transfers, then
+    moved forward event by event."""
+    if result.balances is None:
+        return
+    running = dict(result.balances)
+    for event in reversed(result.events):
+        for t in getattr(event, "transfers", ()):
+            running[t.src] = running.get(t.src, 0) + t.amount
+            running[t.dst] = running.get(t.dst, 0) - t.amount
+    for event, step in zip(result.events, steps, strict=True):
+        for t in getattr(event, "transfers", ()):
+            running[t.src] = running.get(t.src, 0) - t.amount
+            running[t.dst] = running.get(t.dst, 0) + t.amount
+        step.balances = {k: v for k, v in sorted(running.items()) if v}
 
 
 def rules_of(event: BaseModel) -> list[str]:

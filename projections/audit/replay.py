@@ -62,6 +62,8 @@ class GroupResult:
     refusal: LedgerError | None = None
     checked: bool = False
     discrepancies: list[Discrepancy] = field(default_factory=list)
+    balances: dict[str, int] | None = None
+    """Every account's balance once the group is applied (None when it could not be)."""
 
 
 Observer = Callable[[GroupResult], None]
@@ -145,6 +147,9 @@ class TableAudit:
         for event in group:
             if not self._apply(event):
                 break
+        else:
+            if self.state is not None:
+                result.balances = dict(self.state.balances)
         self._sink = None
         self.report.discrepancies.extend(result.discrepancies)
         if self.observer is not None:

@@ -102,9 +102,12 @@ def _seconds(start: str, end: str) -> int:
 
 def player_hands(model: Any, player: str, chosen: Period | None = None,
                  table: str | None = None, limit: int = 100,
-                 offset: int = 0) -> list[dict[str, Any]]:
+                 offset: int = 0, *, game: str | None = None, status: str | None = None,
+                 won_min: int | None = None,
+                 lost_min: int | None = None) -> list[dict[str, Any]]:
     """The hands a player took part in, oldest first: table, hand, day, times, seat, status,
-    wagered, the player's result and the hand's rules."""
+    wagered, the player's result and the hand's rules (``won_min`` / ``lost_min``: the player
+    won / lost at least that many minor units)."""
     where = "s.player = ?"
     params: list[Any] = [player]
     if chosen is not None:
@@ -113,6 +116,16 @@ def player_hands(model: Any, player: str, chosen: Period | None = None,
     if table is not None:
         where += " AND s.table_code = ?"
         params.append(model.table(table)["table_code"])
+    for column, value in (("s.game", game), ("s.status", status)):
+        if value is not None:
+            where += f" AND {column} = ?"
+            params.append(value)
+    if won_min is not None:
+        where += " AND s.net_minor >= ?"
+        params.append(won_min)
+    if lost_min is not None:
+        where += " AND s.net_minor <= ?"
+        params.append(-lost_min)
     limit = max(0, min(int(limit), 10_000))
     rows = model.store.fetchall(
         "SELECT s.table_code, s.hand_no, s.game, s.gaming_day, s.started_at, s.ended_at, "
