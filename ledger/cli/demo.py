@@ -90,11 +90,34 @@ def demo(
     console.print(summary)
     with ledger_app(database_url) as ledger:
         ok = _read_side(ledger, console, Path(out))
+        tokens = _console_tokens(ledger, Path("var"))
     url = f" --database-url {database_url}"
     console.print(f"Replay any hand: ledger replay {results[0].table} 1{url}")
     console.print(f"Audit one hand:  ledger audit hand {results[0].table} 1{url}")
+    console.print(f"Console:         ledger serve{url}, then open http://127.0.0.1:8000/ "
+                  f"and sign in with the auditor's token in {tokens['auditor']} "
+                  f"(accounting's: {tokens['accounting']})")
     if not ok:
         raise typer.Exit(1)
+
+
+def _console_tokens(ledger: Any, directory: Path) -> dict[str, Path]:
+    """An auditor's and an accountant's token for the console, each written to a file of its
+    own under ``directory`` (mode 600; only their SHA-256 is in the store)."""
+    from ledger.tokens import TokenStore
+
+    store = TokenStore(ledger.recorder, 0)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for role in ("auditor", "accounting"):
+        token, _ = store.create(role, label=f"demo {role}")
+        path = directory / f"demo-{role}.token"
+        path.unlink(missing_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(token + "\n")
+        paths[role] = path
+    return paths
 
 
 OPENING_TRAY = 5_000_000

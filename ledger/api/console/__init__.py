@@ -4,7 +4,7 @@
 Pages are rendered on the server (Jinja2 templates, package data under ``templates/``) with one
 small script and one stylesheet of the package's own (``static/``): no CDN, no build step. Every
 answer under ``/console`` carries a Content-Security-Policy without inline scripts or styles,
-``X-Frame-Options: DENY``, ``Referrer-Policy: no-referrer`` and ``Cache-Control: no-store``.
+``X-Frame-Options: DENY``, ``Referrer-Policy: same-origin`` and ``Cache-Control: no-store``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ HEADERS = (
     (b"content-security-policy", CSP.encode()),
     (b"x-frame-options", b"DENY"),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
     (b"cross-origin-opener-policy", b"same-origin"),
 )
 

@@ -42,6 +42,8 @@ class Chart:
     """The 95% interval as an SVG path (a closed polygon)."""
     y_ticks: list[tuple[float, str]] = field(default_factory=list)
     x_ticks: list[tuple[float, str]] = field(default_factory=list)
+    theory_marks: list[tuple[float, float, float]] = field(default_factory=list)
+    """A short level line per day at its theoretical value (x1, x2, y)."""
     rows: list[dict[str, Any]] = field(default_factory=list)
     """The figures behind the chart, one per day with hands (the accessible table)."""
     empty: bool = False
@@ -108,8 +110,11 @@ def hold_chart(report: dict[str, Any]) -> Chart:
             upper = [f"{x(i) - half:.1f} {y(hi):.1f}", f"{x(i) + half:.1f} {y(hi):.1f}"]
             lower = [f"{x(i) + half:.1f} {y(lo):.1f}", f"{x(i) - half:.1f} {y(lo):.1f}"]
         chart.band = "M " + " L ".join(upper + lower) + " Z"
+    half_day = (WIDTH - LEFT - RIGHT) / n / 2.5
     for i, day, actual, theo, low, high, d in series:
         assert actual is not None
+        if theo is not None:
+            chart.theory_marks.append((x(i) - half_day, x(i) + half_day, y(theo)))
         outside = bool(d.get("flagged"))
         label = (f"{day}: hold {actual:.2f}%" if house else
                  f"{day}: rake {money(d.get('rake_minor'), currency)}")

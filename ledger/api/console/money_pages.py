@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
@@ -48,14 +49,15 @@ async def accounting(request: Request, who: Reader, api: Api,
     rows = [r for r in await api.data("/accounting", {"table": table})
             if first <= r["gaming_day"] <= last]
     per_table = _sum_by_table(rows)
-    hold = await api.maybe("/reports/hold", {"month": month} if month else {"day": first})
+    hold_query = urlencode({k: v for k, v in (("month", month), ("day", None if month else first),
+                                              ("table", table)) if v})
     tables_ = await api.data("/tables")
     chart_month = month or first[:7]
     downloads = [] if month else _downloads(first, who)
     workbook = "/console/exports/workbook?" + (f"month={month}" if month else f"day={first}")
     return render(request, "accounting.html", who, rows=rows, per_table=per_table, days=days,
                   day=None if month else first, month=month, label=label, table=table,
-                  hold=hold, tables=tables_, chart_month=chart_month, downloads=downloads,
+                  hold_query=hold_query, tables=tables_, chart_month=chart_month, downloads=downloads,
                   workbook=workbook)
 
 
@@ -83,6 +85,16 @@ def _downloads(day: str, who: Reader) -> list[tuple[str, str]]:
             links.append((f"/console/exports/hands/{day}?format={fmt}",
                           f"hands-{day}-{fmt}.zip"))
     return links
+
+
+@router.get("/accounting/hold")
+@page
+async def hold(request: Request, who: Reader, api: Api,
+               day: str | None = Query(None, pattern=DAY),
+               month: str | None = Query(None, pattern=MONTH),
+               table: str | None = Query(None, pattern=CODE)) -> Response:
+    report = await api.data("/reports/hold", {"day": day, "month": month, "table": table})
+    return render(request, "_hold.html", who, hold=report)
 
 
 @router.get("/accounting/chart")

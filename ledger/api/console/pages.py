@@ -104,8 +104,12 @@ async def home(request: Request, who: Reader, api: Api) -> Response:
 async def _table_rows(api: Api) -> list[dict[str, Any]]:
     rows = []
     for table in await api.data("/tables"):
-        state = await api.data(f"/tables/{table['table_code']}", {"public": True})
-        rows.append({"table": table, "state": state, "picture": draw.live_picture(state)})
+        answer = await api.get(f"/tables/{table['table_code']}", {"public": True})
+        if not answer.ok:  # one table the ledger refuses to load: say so, show the others
+            rows.append({"table": table, "state": None, "error": answer.error})
+            continue
+        state = answer.json()
+        rows.append({"table": table, "state": state, "drawing": draw.live_picture(state)})
     return rows
 
 
@@ -123,7 +127,7 @@ async def tables_live(request: Request, who: Reader, api: Api) -> Response:
 
 async def _table(api: Api, code: str, everything: bool) -> dict[str, Any]:
     state = await api.data(f"/tables/{code}", {"public": not everything})
-    return {"state": state, "picture": draw.live_picture(state), "everything": everything}
+    return {"state": state, "drawing": draw.live_picture(state), "everything": everything}
 
 
 @router.get("/tables/{code}")
@@ -256,7 +260,7 @@ async def _live_hand(request: Request, who: Reader, api: Api, code: str, hand_no
     if state is None or state.get("hand") is None or state.get("hand_no") != hand_no:
         raise refused
     return render(request, "live_hand.html", who, state=state, code=state["code"],
-                  hand_no=hand_no, picture=draw.live_picture(state))
+                  hand_no=hand_no, drawing=draw.live_picture(state))
 
 
 RULES: dict[str, str | None] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime
 from typing import Any, ParamSpec
 from urllib.parse import quote
@@ -63,13 +63,22 @@ def api_roles(request: Request, path: str) -> frozenset[str]:
         cache = request.app.state.console_roles = {}
     if path not in cache:
         found: frozenset[str] = frozenset()
-        for route in request.app.routes:
-            if isinstance(route, APIRoute) and route.path == path and "GET" in (
-                    route.methods or ()):
+        for route in _routes(request.app.routes):
+            if route.path == path and "GET" in (route.methods or ()):
                 found = _roles(route.dependant)
                 break
         cache[path] = found
     return cache[path]
+
+
+def _routes(routes: Any) -> Iterator[APIRoute]:
+    """Every API route, inside included routers too (FastAPI keeps them apart)."""
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            yield from _routes(inner.routes)
 
 
 def _roles(dependant: Any) -> frozenset[str]:

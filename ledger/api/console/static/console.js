@@ -38,7 +38,7 @@
       element.replaceChildren.apply(element, Array.prototype.slice.call(doc.body.childNodes));
       element.setAttribute("data-loaded", "1");
     }).catch(function (error) {
-      element.textContent = "The chart could not be loaded (" + error.message + ").";
+      element.textContent = "This part could not be loaded (" + error.message + "): reload the page.";
       element.setAttribute("data-loaded", "error");
     });
   }
@@ -83,7 +83,9 @@
     }
     function fromHash() {
       var id = window.location.hash.slice(1);
-      var index = steps.findIndex(function (s) { return s.id === id; });
+      var index = steps.findIndex(function (s) {
+        return id === "differs" ? s.classList.contains("disagrees") : s.id === id;
+      });
       return index < 0 ? 0 : index;
     }
     list.classList.add("paged");
