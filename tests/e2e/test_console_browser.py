@@ -10,6 +10,7 @@ Screenshots of the main pages are written to ``LEDGER_SCREENSHOTS`` (default
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import re
@@ -23,8 +24,8 @@ import pytest
 
 from ledger.api import create_app
 from ledger.application import LedgerApp
-from ledger.sim.runner import simulate
 from ledger.settings import Settings
+from ledger.sim.runner import simulate
 from ledger.table import table_id
 from tests.support import tamper
 from tests.support.browser import SHOTS, Clock, at, chromium, hand_in_progress
@@ -305,10 +306,8 @@ def test_a_devices_pages_never_hold_a_hidden_card(browser: Any, served: Served) 
     page = context.new_page()
 
     def keep(response: Any) -> None:
-        try:
+        with contextlib.suppress(Exception):  # a redirect has no body
             bodies.append(response.text())
-        except Exception:  # a redirect has no body
-            pass
 
     page.on("response", keep)
     page.goto(served.url + "/console/sign-in")

@@ -205,6 +205,8 @@ READS: dict[str, tuple[str, ...]] = {
     "/tokens": ("admin",),
     "/tables/T1/paytable": ("admin", "auditor", "accounting"),
     "/reports/hold?day=2026-01-01": ("auditor", "accounting"),
+    "/reports/hold/days?table=T1&month=2026-01": ("auditor", "accounting"),
+    "/exports/workbook?day=2026-01-01": ("auditor", "accounting"),
     "/reports/players?month=2026-01": ("auditor", "accounting"),
     "/reports/inventory?day=2026-01-01": ("auditor", "accounting"),
     "/rules": ("admin", "auditor", "accounting", "device"),

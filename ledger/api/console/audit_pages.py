@@ -22,7 +22,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from ledger.api.console.gateway import Api
 from ledger.api.console.session import Reader, check_csrf
-from ledger.api.console.web import page, render
+from ledger.api.console.web import may, page, render
 from ledger.api.errors import ApiError
 from ledger.errors import InvalidInput
 
@@ -73,6 +73,7 @@ def _job(who: Reader, job_id: str) -> Job:
 @router.get("/audit")
 @page
 async def audit_form(request: Request, who: Reader, api: Api) -> Response:
+    may(request, who, "/audit/verify")
     tables = await api.data("/tables")
     mine = [j.as_dict() for j in JOBS.values() if j.owner == who.principal.token_id]
     return render(request, "audit.html", who, tables=tables, jobs=list(reversed(mine)),
@@ -85,6 +86,7 @@ async def audit_start(request: Request, who: Reader, api: Api,
                       table: str = Form("", max_length=40), day: str = Form("", max_length=10),
                       csrf: str = Form("", max_length=100)) -> Response:
     check_csrf(request, who, csrf)
+    may(request, who, "/audit/verify")
     code, chosen = table.strip() or None, day.strip() or None
     tables = await api.data("/tables")
     if code is not None and not any(t["table_code"].upper() == code.upper() for t in tables):

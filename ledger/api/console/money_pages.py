@@ -49,16 +49,16 @@ async def accounting(request: Request, who: Reader, api: Api,
     rows = [r for r in await api.data("/accounting", {"table": table})
             if first <= r["gaming_day"] <= last]
     per_table = _sum_by_table(rows)
-    hold_query = urlencode({k: v for k, v in (("month", month), ("day", None if month else first),
-                                              ("table", table)) if v})
+    chosen = (("month", month), ("day", None if month else first), ("table", table))
+    hold_query = urlencode({k: v for k, v in chosen if v})
     tables_ = await api.data("/tables")
     chart_month = month or first[:7]
     downloads = [] if month else _downloads(first, who)
     workbook = "/console/exports/workbook?" + (f"month={month}" if month else f"day={first}")
     return render(request, "accounting.html", who, rows=rows, per_table=per_table, days=days,
                   day=None if month else first, month=month, label=label, table=table,
-                  hold_query=hold_query, tables=tables_, chart_month=chart_month, downloads=downloads,
-                  workbook=workbook)
+                  hold_query=hold_query, tables=tables_, chart_month=chart_month,
+                  downloads=downloads, workbook=workbook)
 
 
 def _sum_by_table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime
 from typing import Any, ParamSpec
@@ -43,6 +44,7 @@ def _when(text: Any) -> str:
 
 
 env.filters["when"] = _when
+env.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 NAV = (
     ("/console/tables", "Tables", "/tables"),
@@ -92,6 +94,16 @@ def _roles(dependant: Any) -> frozenset[str]:
     return frozenset()
 
 
+def may(request: Request, who: Reader, path: str) -> None:
+    """Refuse (403 ``forbidden``) a reader whose role the API's ``GET path`` does not admit:
+    for pages that start work before calling that route (the audit)."""
+    allowed = api_roles(request, path)
+    if who.principal.role not in allowed:
+        raise ApiError("forbidden", f"this {who.principal.role} token may not do this; it "
+                       f"takes: {', '.join(sorted(allowed))}", role=who.principal.role,
+                       allowed=sorted(allowed))
+
+
 def nav(request: Request, who: Reader) -> list[tuple[str, str]]:
     role = who.principal.role
     return [(href, label) for href, label, api in NAV if role in api_roles(request, api)]
@@ -109,7 +121,8 @@ def refusal(request: Request, who: Reader | None, error: LedgerError,
             status: int | None = None) -> Response:
     """A refusal as a page (or as the API's JSON error for a fragment fetched by script)."""
     status = status or getattr(error, "status", None) or status_for(error)
-    if status == 401 and (who is None or who.by_cookie):
+    if status == 401 and not request.headers.get("authorization") and (
+            who is None or who.by_cookie):
         return to_sign_in(request)
     if request.headers.get("x-console-fragment"):
         return error_response(request, error, status)
