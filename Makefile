@@ -7,7 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench clean
+.PHONY: demo test lint typecheck bench failover clean
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is required" >&2; exit 1; }
@@ -31,6 +31,11 @@ typecheck: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python ops/bench/run_all.py
+
+# Failover drill: a primary and a synchronous standby on this machine, two services, bots;
+# the primary is killed mid-load and the standby promoted (ops/ha/failover.py).
+failover: $(STAMP)
+	$(BIN)/python ops/ha/failover.py
 
 clean:
 	rm -rf $(VENV) var out .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -11,6 +11,8 @@ Account names are local to a table (the projections qualify them with the table 
 ``house``              the house bank (banked games pay from it; it funds jackpot seeds)
 ``rake``               the house's rake and fees
 ``jackpot``            the progressive jackpot meter
+``owed:<id>``          what the house owes a player (positive) or the player owes the house
+                       (negative) after a correction the stacks could not carry (COR-5)
 
 Spots and the bank are empty whenever no hand is in progress.
 """
@@ -31,6 +33,11 @@ BANK = "bank"
 def player(player_id: str) -> str:
     """The stack account of a player at this table."""
     return f"player:{player_id}"
+
+
+def owed(player_id: str) -> str:
+    """What the house owes ``player_id`` (positive) or is owed by them (negative), COR-5."""
+    return f"owed:{player_id}"
 
 
 def spot(seat: int, kind: str) -> str:

@@ -17,14 +17,17 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.persistence import IntegrityError, PersistenceError, Recording
+from eventsourcing.utils import strtobool
 
-from ledger.commands import Command, OpenTable
+from ledger import availability
+from ledger.approvals import check_approvals
+from ledger.commands import CORRECTION_COMMANDS, Command, OpenTable
 from ledger.dealing import DeckKeeper
 from ledger.decks import SealedDeckKeeper, deck_key
 from ledger.errors import ConcurrencyError, LedgerError, NotFound, StateConflict
@@ -36,9 +39,12 @@ from ledger.persistence import (
     store_env,
     store_error,
 )
+from ledger.principals import Actor, PrincipalStore
 from ledger.settings import Settings, get_settings
+from ledger.sidetables import holds_sealed_decks
 from ledger.table import Table, TableEvent, TableSnapshot, table_id
 from ledger.tablestate import TableState
+from ledger.trust import ChainGuard, TrustedRepository, sign_snapshot, snapshot_key
 
 log = get_logger("ledger.command")
 
@@ -126,8 +132,12 @@ class LedgerApp(Application[UUID]):
         keeper: DeckKeeper | None = None,
         env: dict[str, str] | None = None,
         allow_seeded: bool = False,
+        actor: Actor | None = None,
     ) -> None:
         self.settings = settings or get_settings()
+        self.actor = actor or Actor.cli(self.settings.actor)
+        """Who the events of :meth:`execute` name when the caller names no one (the command
+        line's ``--actor``/``LEDGER_ACTOR``/OS user)."""
         self.allow_seeded = allow_seeded
         """Whether tables dealing from a seeded shuffle may be opened and played (simulations:
         ``ledger simulate --seed``, ``ledger demo``); refused otherwise (the HTTP API)."""
@@ -135,7 +145,10 @@ class LedgerApp(Application[UUID]):
             **store_env(self.settings),
             **prepare_store(self.settings, self.name.lower()),
             "IS_SNAPSHOTTING_ENABLED": "y",
-            "AGGREGATE_CACHE_FASTFORWARD": "n",
+            # Fresh reads (DESIGN "Several processes, one truth"): a table served from the
+            # cache is first brought forward with the events stored after its version (one
+            # indexed query; another process may have written). ops/bench/fresh_reads.py.
+            "AGGREGATE_CACHE_FASTFORWARD": "y",
             "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
             **(env or {}),
         }
@@ -148,31 +161,54 @@ class LedgerApp(Application[UUID]):
             if found is None:
                 raise
             raise found from exc
-        self.keeper: DeckKeeper = keeper or SealedDeckKeeper(deck_key(self.settings))
+        self.keeper: DeckKeeper = keeper or SealedDeckKeeper(
+            deck_key(self.settings, partial(holds_sealed_decks, self.recorder)))
+        self.snapshot_key = snapshot_key(self.keeper)
+        self.repository.key = self.snapshot_key
+        self.repository.anchor_every = self.settings.chain_anchor_interval
+        self.principals = PrincipalStore(self.recorder)
         self._locks: dict[UUID, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
     def construct_mapper(self) -> PydanticMapper:
         return PydanticMapper()
 
+    def construct_repository(self) -> TrustedRepository:
+        """The library's repository, but a cold load trusts only what matches the chain."""
+        maxsize = self.env.get(self.AGGREGATE_CACHE_MAXSIZE)
+        repository = TrustedRepository(
+            event_store=self.events, snapshot_store=self.snapshots,
+            cache_maxsize=int(maxsize) if maxsize else None,
+            fastforward=strtobool(self.env.get(self.AGGREGATE_CACHE_FASTFORWARD, "y")),
+            deepcopy_from_cache=strtobool(self.env.get(self.DEEPCOPY_FROM_AGGREGATE_CACHE, "y")))
+        repository.guard = ChainGuard(self.recorder, repository.anchor)
+        return repository
+
+    @property
+    def repository(self) -> TrustedRepository:
+        return self._repository  # type: ignore[return-value]
+
     # --- commands -----------------------------------------------------------------------
 
-    def execute(self, command: Command) -> CommandResult:
-        """Validate and record one command; a refused command raises and appends nothing."""
+    def execute(self, command: Command, *, actor: Actor | None = None) -> CommandResult:
+        """Validate and record one command; a refused command raises and appends nothing.
+        Its events name ``actor`` (default: the application's)."""
         started = time.perf_counter()
+        actor = actor or self.actor
         tid = table_id(command.table)
         payload = hashlib.sha256(
             command.model_dump_json(exclude={"command_id"}).encode()
         ).hexdigest()
         try:
             with self._table_lock(tid):
-                result = self._execute(command, tid, payload)
+                result = self._execute(command, tid, payload, actor)
         except LedgerError as exc:
             log.info(
                 "command_rejected",
                 table=command.table,
                 command=command.name,
                 command_id=command.command_id,
+                actor=actor.id,
                 code=exc.code,
                 ms=round((time.perf_counter() - started) * 1000, 3),
             )
@@ -182,6 +218,7 @@ class LedgerApp(Application[UUID]):
             table=command.table,
             command=command.name,
             command_id=command.command_id,
+            actor=actor.id,
             hand=result.hand_no,
             events=result.count,
             replayed=result.replayed,
@@ -189,14 +226,15 @@ class LedgerApp(Application[UUID]):
         )
         return result
 
-    def _execute(self, command: Command, tid: UUID, payload: str) -> CommandResult:
+    def _execute(self, command: Command, tid: UUID, payload: str, actor: Actor
+                 ) -> CommandResult:
         # The command log is checked only when something fails: a repeated command id either
         # fails to validate again or fails to insert its log row, and then the first answer is
         # returned. The common path costs no extra query.
         for attempt in range(self.settings.command_retries):
             now = datetime.now(UTC)
             try:
-                table = self._decide(command, tid, now)
+                table = self._decide(command, tid, now, actor)
             except LedgerError:
                 prior = self._recall(command, tid, payload)
                 if prior is not None:
@@ -227,24 +265,36 @@ class LedgerApp(Application[UUID]):
             attempts=self.settings.command_retries,
         )
 
-    def _decide(self, command: Command, tid: UUID, now: datetime) -> Table:
+    def _decide(self, command: Command, tid: UUID, now: datetime, actor: Actor) -> Table:
         """The table with the command's events appended in memory (not yet saved)."""
         if isinstance(command, OpenTable):
             if self._exists(tid):
                 raise StateConflict("table_exists", f"table {command.table} is already open")
-            table = Table.open(TableState.open(command), command.command_id, now)
+            table = Table.open(TableState.open(command), command.command_id, now, actor)
             self._check_seeded(table, command)
             return table
         table = self.load(command.table)
         self._check_seeded(table, command)
-        records = table.state.decide(command, self.keeper)
+        if isinstance(command, CORRECTION_COMMANDS):
+            records = self._correction(table, command, now)
+        else:
+            records = table.state.decide(command, self.keeper)
+        check_approvals(self.principals, command)
         try:
             for record in records:
-                table.record(record, command.command_id, now)
+                table.record(record, command.command_id, now, actor)
         except BaseException:
             self._evict(tid)
             raise
         return table
+
+    def _correction(self, table: Table, command: Any, now: datetime) -> list[Any]:
+        """COR-1..5: decided from the table's stored past (the state keeps no history)."""
+        from ledger import corrections
+        from ledger.history import StorePast
+
+        past = StorePast(self, table.id, table.version, snapshots=True)
+        return corrections.decide(table.state, command, past, now)
 
     def _check_seeded(self, table: Table, command: Command) -> None:
         """COM-8: a seeded shuffle is for simulations; anyone who knows the seed knows every
@@ -281,11 +331,16 @@ class LedgerApp(Application[UUID]):
     # --- reading ------------------------------------------------------------------------
 
     def load(self, code: str) -> Table:
-        """The table with its current state (from the cache when it is there)."""
+        """The table with every event committed before the call: from the cache, brought
+        forward with the events stored since (by any process), or from the store."""
+        tid = table_id(code)
         try:
-            table: Table = self.repository.get(table_id(code))
+            table: Table = self.repository.get(tid)
         except AggregateNotFoundError:
             raise NotFound("unknown_table", f"no table {code!r} is open", table=code) from None
+        except BaseException:
+            self._evict(tid)  # a fast-forward that failed half-way leaves no torn table
+            raise
         return table
 
     @contextmanager
@@ -322,10 +377,16 @@ class LedgerApp(Application[UUID]):
 
     @contextmanager
     def _table_lock(self, tid: UUID) -> Iterator[None]:
+        """The table's lock in this process; a request gives up waiting for it when its wait
+        budget (LEDGER_CONNECT_TIMEOUT) is spent (ledger.availability)."""
         with self._locks_guard:
             lock = self._locks.setdefault(tid, threading.Lock())
-        with lock:
+        with availability.waiting_for(lock, self.store_down, "the table"):
             yield
+
+    def store_down(self) -> LedgerError | None:
+        """``store_unavailable`` when the store was unreachable at the last attempt."""
+        return availability.outage(self.recorder, self.settings)
 
     def _evict(self, tid: UUID) -> None:
         cache = self.repository.cache
@@ -362,7 +423,8 @@ class LedgerApp(Application[UUID]):
             if not versions or max(versions) // interval == (min(versions) - 1) // interval:
                 continue
             try:
-                self.snapshots.put([TableSnapshot.take(aggregate)])  # type: ignore[arg-type]
+                taken = TableSnapshot.take(aggregate)  # type: ignore[arg-type]
+                self.snapshots.put([sign_snapshot(self.snapshot_key, taken)])
             except Exception as exc:
                 log.warning("snapshot_failed", table_id=str(aggregate.id), error=str(exc))
 

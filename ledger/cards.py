@@ -12,6 +12,7 @@ import hmac
 import re
 import secrets
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Annotated, Any
 
 from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
@@ -113,6 +114,10 @@ def card_list(cards: Iterable[int]) -> list[str]:
 
 
 def _validate_card(value: Any) -> int:
+    if type(value) is str:  # the stored form ("As"): one lookup, the common case on reads
+        card = _CARD_TEXT.get(value)
+        if card is not None:
+            return card
     if isinstance(value, bool):
         raise ValueError("a card is a string like 'As'")
     if isinstance(value, int):
@@ -148,11 +153,13 @@ def shuffled_deck() -> tuple[int, ...]:
     return tuple(deck)
 
 
+@lru_cache(maxsize=64)
 def seeded_deck(seed: int, table: str, hand_no: int) -> tuple[tuple[int, ...], str]:
     """The deck and salt of hand ``hand_no`` at a ``seeded`` table (simulations only, COM-8):
     a shuffle by a generator seeded with the table's seed, its code and the hand number, so a
     simulation plays the same cards every run. Anyone who knows the seed knows every deck:
-    never for real play (the HTTP API refuses such tables)."""
+    never for real play (the HTTP API refuses such tables). A hand's deck is asked for at its
+    start and at each deal: the last few are kept (an immutable value, the same each time)."""
     import random
 
     name = f"{seed}:{table.strip().upper()}:{hand_no}"

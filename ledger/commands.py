@@ -9,11 +9,33 @@ is refused raises a coded :class:`~ledger.errors.LedgerError` and appends nothin
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    field_validator,
+    model_validator,
+)
 
+from ledger.bounds import (
+    MAX_AMOUNT,
+    MAX_COUNT,
+    MAX_REASON,
+    Amount,
+    AmountOrZero,
+    Name,
+    Ordinal,
+    Reason,
+    Seat,
+    check_text,
+    nested_text_problem,
+)
 from ledger.cards import Card
+from ledger.records import CardFix
 
 TableCode = str
 TABLE_CODE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
@@ -23,21 +45,23 @@ PLAYER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$"
 class Command(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    command_id: str = Field(min_length=1, max_length=128)
+    command_id: Name
     table: TableCode = Field(pattern=TABLE_CODE_PATTERN)
 
     @property
     def name(self) -> str:
         return _NAMES[type(self)]
 
-    @model_validator(mode="before")
+    @field_validator("*", mode="before")
     @classmethod
-    def _no_nul(cls, data: Any) -> Any:
-        """No text anywhere in a command may hold a NUL character (PostgreSQL refuses them in
-        text, and no card, code or name needs one)."""
-        if _holds_nul(data):
-            raise ValueError("text must not contain NUL (\\x00) characters")
-        return data
+    def _printable(cls, value: Any) -> Any:
+        """No text anywhere in a command, however deep in a configuration or a card list, may
+        hold a lone surrogate, a control character (NUL included: PostgreSQL refuses it) or a
+        bidirectional override (``ledger.bounds``); the error names the field."""
+        problem = nested_text_problem(value)
+        if problem is not None:
+            raise ValueError(f"text must be printable: {problem}")
+        return value
 
 
 # --- table commands ------------------------------------------------------------------------
@@ -48,53 +72,53 @@ class OpenTable(Command):
 
     game: str
     currency: str = Field(default="EUR", pattern=r"^[A-Z]{3}$")
-    timezone: str = "Europe/Amsterdam"
+    timezone: Name = "Europe/Amsterdam"
     config: dict[str, Any] = Field(default_factory=dict)
-    opened_by: str = "floor"
+    opened_by: Name = "floor"
 
 
 class ChangeConfig(Command):
     """An approved configuration change (COM-4): never during a hand; the approver is recorded."""
 
     config: dict[str, Any]
-    approver: str = Field(min_length=1)
-    reason: str = ""
+    approver: Name
+    reason: Reason = ""
 
 
 class SeatPlayer(Command):
-    seat: int = Field(ge=1, le=10)
+    seat: Seat
     player: str = Field(pattern=PLAYER_PATTERN)
 
 
 class UnseatPlayer(Command):
-    seat: int = Field(ge=1, le=10)
-    reason: str = "left"
+    seat: Seat
+    reason: Reason = "left"
 
 
 class BuyIn(Command):
     """Chips from the cage to a seated player's stack (never during a hand, COM-3)."""
 
-    seat: int = Field(ge=1, le=10)
-    amount: PositiveInt
-    kind: str = "buy_in"
+    seat: Seat
+    amount: Amount
+    kind: Name = "buy_in"
 
 
 class CashOut(Command):
     """Chips from a player's stack back to the cage; ``amount`` None cashes out everything."""
 
-    seat: int = Field(ge=1, le=10)
-    amount: PositiveInt | None = None
+    seat: Seat
+    amount: Amount | None = None
 
 
 # --- the table's tray (house-banked tables) ----------------------------------------------
 
 MAX_DENOMINATIONS = 20
-MAX_CHIPS = 1_000_000
+MAX_CHIPS = MAX_COUNT
 MAX_DENOMINATION = 1_000_000_000
 
 
 class _TrayCommand(Command):
-    chips: dict[int, int] = Field(min_length=1, max_length=MAX_DENOMINATIONS)
+    chips: dict[int, Annotated[int, Strict()]] = Field(min_length=1, max_length=MAX_DENOMINATIONS)
     """Chips by denomination: ``{"2500": 40, "500": 100}`` (denomination in minor units ->
     how many chips)."""
     signers: tuple[str, str]
@@ -136,9 +160,9 @@ class StartHand(Command):
 
 
 class PlaceWager(Command):
-    seat: int = Field(ge=1, le=10)
-    kind: str
-    amount: PositiveInt
+    seat: Seat
+    kind: Name
+    amount: Amount
 
 
 class DealCards(Command):
@@ -146,7 +170,9 @@ class DealCards(Command):
     ``cards`` must be omitted; with ``recorded`` the device reports every card dealt, by target
     (a seat number as text, ``dealer`` or ``community``), face-down cards first."""
 
-    cards: dict[str, tuple[Card, ...]] | None = None
+    cards: dict[Annotated[str, Field(max_length=16)],
+                Annotated[tuple[Card, ...], Field(max_length=52)]] | None = Field(
+        default=None, max_length=16)
 
 
 class Act(Command):
@@ -155,13 +181,13 @@ class Act(Command):
     hand, with ``front``/``middle``/``back``), ``declare`` (with ``declaration``), ``show``,
     ``muck``. ``amount`` where the action needs one."""
 
-    seat: int = Field(ge=1, le=10)
-    action: str
-    amount: int | None = Field(default=None, ge=0)
-    front: tuple[Card, ...] | None = None
-    middle: tuple[Card, ...] | None = None
-    back: tuple[Card, ...] | None = None
-    declaration: str | None = None
+    seat: Seat
+    action: Name
+    amount: AmountOrZero | None = None
+    front: tuple[Card, ...] | None = Field(default=None, max_length=13)
+    middle: tuple[Card, ...] | None = Field(default=None, max_length=13)
+    back: tuple[Card, ...] | None = Field(default=None, max_length=13)
+    declaration: Name | None = None
 
 
 class Reveal(Command):
@@ -175,11 +201,69 @@ class Settle(Command):
 class VoidHand(Command):
     """Void the hand in progress (COM-5): every wager returned, nothing raked."""
 
-    reason: str = Field(min_length=1)
-    approved_by: str | None = Field(default=None, min_length=1, max_length=128)
+    reason: Annotated[str, Field(min_length=1, max_length=MAX_REASON), AfterValidator(check_text)]
+    approved_by: Name | None = None
     """The floor supervisor who authorises a void the game's rules do not allow at this point
     (a Chinese Poker misdeal after a player has set, CHP-10). Recorded in the event."""
 
+
+# --- corrections (COR-1..5) ------------------------------------------------------------
+
+MAX_APPROVERS = 2
+APPROVER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,127}$"
+REASON_MAX = 500
+MAX_CORRECTION_AMOUNT = MAX_AMOUNT
+
+
+class _Correction(Command):
+    approvers: tuple[Annotated[str, Field(pattern=APPROVER_PATTERN)], ...] = Field(
+        min_length=1, max_length=MAX_APPROVERS)
+    """The supervisors approving the correction (principals of the ledger); two above the
+    table's amount limit (COR-4)."""
+    reason: Annotated[str, Field(min_length=3, max_length=REASON_MAX), AfterValidator(check_text)]
+    """Why (at least 3 characters): the lengths are the string's, checked before its text."""
+
+
+class CorrectHand(_Correction):
+    """COR-1: settle hand ``hand`` again with the cards it really held; ``fixes`` lists every
+    card that was recorded wrongly (a later correction of the hand replaces this one)."""
+
+    hand: Ordinal
+    fixes: tuple[CardFix, ...] = Field(min_length=1, max_length=52)
+
+
+class CorrectMovement(_Correction):
+    """COR-2: the buy-in, cash-out, fill or credit recorded at ``version`` really moved
+    ``amount`` (0: it never happened)."""
+
+    version: Ordinal
+    amount: AmountOrZero
+
+
+class CorrectSeat(_Correction):
+    """COR-3: ``player`` really sat at ``seat`` from hand ``from_hand`` to ``to_hand``."""
+
+    seat: Seat
+    player: str = Field(pattern=PLAYER_PATTERN)
+    from_hand: Ordinal
+    to_hand: Ordinal
+
+    @model_validator(mode="after")
+    def _ordered(self) -> CorrectSeat:
+        if self.to_hand < self.from_hand:
+            raise ValueError("to_hand is before from_hand")
+        return self
+
+
+class SettleOwed(_Correction):
+    """COR-5: what the house owes ``player``, or the player owes the house, after corrections,
+    paid at the cage (``amount`` None: all of it)."""
+
+    player: str = Field(pattern=PLAYER_PATTERN)
+    amount: int | None = Field(default=None, ge=1, le=MAX_CORRECTION_AMOUNT)
+
+
+CORRECTION_COMMANDS = (CorrectHand, CorrectMovement, CorrectSeat, SettleOwed)
 
 HandCommand = StartHand | PlaceWager | Act | Reveal | Settle
 
@@ -200,6 +284,10 @@ AnyCommand = (
     | CountInventory
     | Fill
     | Credit
+    | CorrectHand
+    | CorrectMovement
+    | CorrectSeat
+    | SettleOwed
 )
 
 _NAMES: dict[type[Command], str] = {
@@ -219,6 +307,10 @@ _NAMES: dict[type[Command], str] = {
     CountInventory: "count_inventory",
     Fill: "fill",
     Credit: "credit",
+    CorrectHand: "correct_hand",
+    CorrectMovement: "correct_movement",
+    CorrectSeat: "correct_seat",
+    SettleOwed: "settle_owed",
 }
 COMMANDS_BY_NAME: dict[str, type[Command]] = {v: k for k, v in _NAMES.items()}
 
@@ -270,13 +362,3 @@ def classify_problems(problems: list[dict[str, str]]) -> str:
     if any("unknown card" in p["problem"] or "card number" in p["problem"] for p in problems):
         return "unknown_card"
     return "invalid_command"
-
-
-def _holds_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return any(_holds_nul(v) for v in value)
-    return False

@@ -11,10 +11,13 @@ commitment and checks every card dealt against the deck order.
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import os
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from urllib.parse import urlparse
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -34,6 +37,12 @@ class SealedDeckKeeper:
         if len(key) != 32:
             raise ValueError("the deck key must be 32 bytes")
         self._aead = AESGCM(key)
+        self._key = key
+
+    def derived_key(self, purpose: bytes) -> bytes:
+        """A key for another purpose (signing the table snapshots), derived from the deck key:
+        like it, never in the database."""
+        return hmac.new(self._key, b"table-ledger " + purpose, hashlib.sha256).digest()
 
     def new_deck(self) -> tuple[tuple[int, ...], str]:
         return shuffled_deck(), new_salt()
@@ -62,8 +71,39 @@ class SealedDeckKeeper:
         return deck, salt.decode()
 
 
-def deck_key(settings: Settings) -> bytes:
-    """The configured key, or the key file's (created with a random key when missing)."""
+UNSEALABLE = frozenset({"deck_key_mismatch", "deck_unreadable"})
+"""Codes of a sealed deck the key in use cannot open (a hand so stuck is voided with approval,
+COM-5: :meth:`ledger.tablestate.TableState._void`)."""
+
+_EPHEMERAL: list[bytes] = []
+"""The key of in-memory SQLite stores: they live and die with the process."""
+
+
+def deck_key_file(settings: Settings) -> Path | None:
+    """Where the deck key is kept when ``LEDGER_DECK_KEY`` is not set: ``LEDGER_DECK_KEY_FILE``,
+    else ``deck.key`` in the directory of a SQLite store's file (so the key follows the store,
+    whatever the working directory). None for a PostgreSQL store without the setting (there is
+    no "beside the store" on a server that several hosts share: the key must be named) and for
+    an in-memory store."""
+    if settings.deck_key_file is not None:
+        return Path(settings.deck_key_file).expanduser()
+    url = settings.database_url.strip()
+    if urlparse(url).scheme == "sqlite":
+        from ledger.persistence import sqlite_path
+
+        path = sqlite_path(url)
+        if path != ":memory:":
+            return Path(path).expanduser().resolve().parent / "deck.key"
+    return None
+
+
+def deck_key(settings: Settings, holds_sealed_decks: Callable[[], bool] | None = None) -> bytes:
+    """The configured key, or the key file's.
+
+    A missing file is created with a random key only while the store holds no sealed deck
+    (``holds_sealed_decks``, asked only then): otherwise ``deck_key_missing``, naming the file
+    and ``LEDGER_DECK_KEY_FILE``, for a new key would open none of the decks sealed (and no
+    snapshot signed) with the old one."""
     if settings.deck_key is not None:
         try:
             key = bytes.fromhex(settings.deck_key.get_secret_value())
@@ -72,13 +112,42 @@ def deck_key(settings: Settings) -> bytes:
         if len(key) != 32:
             raise LedgerError("invalid_deck_key", "LEDGER_DECK_KEY must be 64 hex digits")
         return key
-    path = Path(settings.deck_key_file)
-    if not path.exists():
-        _create_key_file(path)
+    path = deck_key_file(settings)
+    if path is None:
+        if urlparse(settings.database_url.strip()).scheme == "sqlite":
+            if not _EPHEMERAL:
+                _EPHEMERAL.append(secrets.token_bytes(32))
+            return _EPHEMERAL[0]
+        raise LedgerError(
+            "deck_key_missing",
+            "a PostgreSQL store needs its deck key named: set LEDGER_DECK_KEY_FILE (a file every "
+            "instance of the service reads; created on first use while the store holds no "
+            "sealed deck) or LEDGER_DECK_KEY (64 hex digits)", setting="LEDGER_DECK_KEY_FILE")
+    under = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+    if under is not None:
+        raise LedgerError("invalid_path", f"the deck key file {path} (LEDGER_DECK_KEY_FILE) "
+                          f"lies under {under}, which is a file, not a directory",
+                          path=str(path))
+    if not path.exists() and holds_sealed_decks is not None and holds_sealed_decks():
+        raise LedgerError(
+            "deck_key_missing",
+            f"the deck key file {path} is missing and the store holds decks sealed with a "
+            "deck key: restore that key file (or point LEDGER_DECK_KEY_FILE at it, or set "
+            "LEDGER_DECK_KEY); a new key would open none of them", path=str(path),
+            setting="LEDGER_DECK_KEY_FILE")
     try:
-        return bytes.fromhex(path.read_text().strip())
+        if not path.exists():
+            _create_key_file(path)
+        key = bytes.fromhex(path.read_text().strip())
     except ValueError:
         raise LedgerError("invalid_deck_key", f"{path} does not hold 64 hex digits") from None
+    except OSError as exc:  # under a regular file, a directory, unreadable
+        code = "permission_denied" if isinstance(exc, PermissionError) else "invalid_path"
+        raise LedgerError(code, f"cannot use the deck key file {path} "
+                          f"(LEDGER_DECK_KEY_FILE): {exc.strerror or exc}"
+                          + (f" ({exc.filename})" if exc.filename and str(exc.filename)
+                             != str(path) else ""), path=str(path)) from None
+    return key
 
 
 def _create_key_file(path: Path) -> None:

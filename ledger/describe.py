@@ -116,7 +116,40 @@ def describe(event: object, currency: str | None = None, game: str | None = None
                 "every wager returned"]
     if isinstance(event, r.HandCancelled):
         return [f"hand {event.hand_no} cancelled: {event.reason}" + _rule(event.rule)]
+    if isinstance(event, r.HandCorrected | r.MovementCorrected | r.SeatCorrected
+                  | r.OwedSettled):
+        return correction_lines(event, currency)
     return [type(event).__name__]
+
+
+def correction_lines(event: r.HandCorrected | r.MovementCorrected | r.SeatCorrected
+                     | r.OwedSettled, currency: str | None = None) -> list[str]:
+    """A correction (COR-1..3): what it corrects, who approved it and why, the corrected
+    facts, the corrected settlement and the difference each account takes."""
+    approved = f"approved by {' and '.join(event.approvers)}: {event.reason} [{event.rule}]"
+    if isinstance(event, r.OwedSettled):
+        way = "the cage pays" if event.direction == "paid_to_player" else "the cage takes from"
+        return [f"OWED SETTLED: {way} {event.player} {format_amount(event.amount, currency)}; "
+                f"{approved}"]
+    if isinstance(event, r.SeatCorrected):
+        return [f"CORRECTION seat {event.seat}, hands {event.from_hand} to {event.to_hand}: "
+                f"recorded as {event.recorded_player}, was {event.player}; no chip moves; "
+                f"{approved}"]
+    if isinstance(event, r.MovementCorrected):
+        return [f"CORRECTION of event {event.original_version} ({event.movement.replace('_', '-')}"
+                f"{' of ' + event.player if event.player else ''}): recorded "
+                f"{format_amount(event.recorded_amount, currency)}, really "
+                f"{format_amount(event.amount, currency)}; {approved}"]
+    lines = [f"CORRECTION of hand {event.hand} (settled at event {event.settled_version}); "
+             f"{approved}"]
+    lines.extend(f"  card of {_target(f.target)}: recorded {format_cards((f.recorded,))}, was "
+                 f"{format_cards((f.actual,))}" for f in event.fixes)
+    lines.append("  settled again with the corrected cards:")
+    lines.extend(f"    {line}" for line in _settlement(event.settlement, currency)[1:])
+    diffs = ", ".join(f"{d.account} {'+' if d.amount > 0 else ''}"
+                      f"{format_amount(d.amount, currency)}" for d in event.differences)
+    lines.append(f"  difference: {diffs or 'none'} (COR-5 moves it as the transfers show)")
+    return lines
 
 
 def _rule(rule: str | None) -> str:

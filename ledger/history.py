@@ -7,13 +7,18 @@ from typing import Any, cast
 
 from ledger.application import LedgerApp
 from ledger.errors import NotFound
-from ledger.table import TableEvent, table_id
+from ledger.fleet import Ledger, app_of
+from ledger.records import HAND_ENDINGS
+from ledger.table import EVENT_FOR, ChainBroken, Table, TableEvent, TableOpened, table_id, topic_of
+from ledger.tablestate import TableState
 
 _PAGE = 256
 
 
-def stream(app: LedgerApp, code: str, *, after: int = 0) -> Iterator[TableEvent]:
-    """Every event of the table after version ``after``, in order, page by page."""
+def stream(app: Ledger, code: str, *, after: int = 0) -> Iterator[TableEvent]:
+    """Every event of the table after version ``after``, in order, page by page (``app``: an
+    application, or a fleet: the store that holds the table)."""
+    app = app_of(app, code)
     tid = table_id(code)
     while True:
         page = app.recorder.select_events(tid, gt=after, limit=_PAGE)
@@ -24,12 +29,18 @@ def stream(app: LedgerApp, code: str, *, after: int = 0) -> Iterator[TableEvent]
         after = page[-1].originator_version
 
 
-def hand_events(app: LedgerApp, code: str, hand_no: int) -> list[TableEvent]:
+def hand_events(app: Ledger, code: str, hand_no: int) -> list[TableEvent]:
     """The events of hand ``hand_no`` (from HandStarted to its ending, or so far).
 
-    Finds the hand by binary search over versions, so it costs the same on a long history.
+    Finds the hand by binary search over versions, so it costs the same on a long history. A
+    table whose stored chain is broken cannot be loaded: its stream is then read through, as
+    stored (the caller says that the chain is broken).
     """
-    table = app.load(code)
+    app = app_of(app, code)
+    try:
+        table = app.load(code)
+    except ChainBroken:
+        return _scanned(app, code, hand_no)
     last_hand = table.state.hand_no
     if not 1 <= hand_no <= last_hand:
         raise NotFound(
@@ -40,17 +51,9 @@ def hand_events(app: LedgerApp, code: str, hand_no: int) -> list[TableEvent]:
             table=code,
             hand=hand_no,
         )
-    tid = table_id(code)
-    lo, hi = 1, table.version
-    while lo < hi:
-        mid = (lo + hi) // 2
-        seen = _first_hand_no(app, tid, mid)
-        if seen is None or seen >= hand_no:
-            hi = mid
-        else:
-            lo = mid + 1
+    start = _hand_start(app, table_id(code), hand_no, table.version)
     events: list[TableEvent] = []
-    for event in stream(app, code, after=lo - 1):
+    for event in stream(app, code, after=start - 1):
         number = getattr(event, "hand_no", None)
         if number is None:
             continue
@@ -59,6 +62,37 @@ def hand_events(app: LedgerApp, code: str, hand_no: int) -> list[TableEvent]:
         if number == hand_no:
             events.append(event)
     return events
+
+
+def _scanned(app: LedgerApp, code: str, hand_no: int) -> list[TableEvent]:
+    events = [e for e in stream(app, code) if getattr(e, "hand_no", None) == hand_no]
+    if not events:
+        raise NotFound("unknown_hand", f"table {code} has no hand {hand_no}", table=code,
+                       hand=hand_no)
+    return events
+
+
+def opening(app: Ledger, code: str) -> TableOpened:
+    """The table's opening event, as stored (its code, game, currency and time zone; ``app``:
+    an application, or a fleet: the store that holds the table)."""
+    first = next(stream(app, code), None)
+    if not isinstance(first, TableOpened):
+        raise NotFound("unknown_table", f"no table {code!r} in the store", table=code)
+    return first
+
+
+def _hand_start(app: LedgerApp, tid: Any, hand_no: int, upto: int) -> int:
+    """The first version at or after which the first hand event belongs to hand ``hand_no``
+    or a later one (binary search over versions 1 to ``upto``): where the hand's events begin."""
+    lo, hi = 1, upto
+    while lo < hi:
+        mid = (lo + hi) // 2
+        seen = _first_hand_no(app, tid, mid)
+        if seen is None or seen >= hand_no:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def _first_hand_no(app: LedgerApp, tid: Any, version: int) -> int | None:
@@ -74,3 +108,73 @@ def _first_hand_no(app: LedgerApp, tid: Any, version: int) -> int | None:
         if len(page) < 32:
             return None
         after = page[-1].originator_version
+
+
+class StorePast:
+    """A table's past as stored, up to version ``upto`` (what corrections are decided from,
+    :class:`ledger.corrections.Past`).
+
+    ``snapshots``: the state before a version may start from a stored snapshot (the
+    application); the audit trusts no snapshot: it starts from the nearest of its own
+    ``checkpoints`` (states it computed itself while replaying, version -> snapshot data), or
+    from the first event.
+    """
+
+    def __init__(self, app: LedgerApp, tid: Any, upto: int, *, snapshots: bool,
+                 checkpoints: dict[int, dict[str, Any]] | None = None) -> None:
+        self.app = app
+        self.tid = tid
+        self.upto = upto
+        self.snapshots = snapshots
+        self.checkpoints = checkpoints or {}
+
+    def _decode(self, stored: Any) -> TableEvent:
+        return cast(TableEvent, self.app.mapper.to_domain_event(stored))
+
+    def event(self, version: int) -> TableEvent | None:
+        if not 1 <= version <= self.upto:
+            return None
+        found = self.app.recorder.select_events(self.tid, gt=version - 1, lte=version)
+        return self._decode(found[0]) if found else None
+
+    def since(self, version: int, only: tuple[type, ...] = ()) -> Iterator[TableEvent]:
+        topics = {topic_of(EVENT_FOR[cls]) for cls in only}
+        after = version
+        while after < self.upto:
+            page = self.app.recorder.select_events(self.tid, gt=after, lte=self.upto,
+                                                   limit=_PAGE)
+            yield from (self._decode(s) for s in page if not topics or s.topic in topics)
+            if len(page) < _PAGE:
+                return
+            after = page[-1].originator_version
+
+    def hand_events(self, hand_no: int) -> list[TableEvent]:
+        events: list[TableEvent] = []
+        for event in self.since(_hand_start(self.app, self.tid, hand_no, self.upto) - 1):
+            number = getattr(event, "hand_no", None)
+            if number is None:
+                continue
+            if number > hand_no:
+                break
+            if number == hand_no:
+                events.append(event)
+                if isinstance(event, HAND_ENDINGS):
+                    break
+        return events
+
+    def state_before(self, version: int) -> TableState:
+        if self.snapshots and version > 1:
+            table: Table = self.app.repository.get(self.tid, version=version - 1)
+            return table.state
+        start = max((v for v in self.checkpoints if v < version), default=0)
+        if start:
+            state = TableState.from_snapshot(self.checkpoints[start])
+            for event in StorePast(self.app, self.tid, version - 1, snapshots=False).since(start):
+                state.apply(event)  # type: ignore[arg-type]
+            return state
+        folded: Table | None = None
+        for event in StorePast(self.app, self.tid, version - 1, snapshots=False).since(0):
+            folded = event.mutate(folded)
+        if folded is None:
+            raise NotFound("unknown_table", "the table has no events before its first")
+        return folded.state

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import urlencode, urlparse
 from uuid import UUID
 
 import psycopg
@@ -27,9 +27,18 @@ from eventsourcing.utils import resolve_topic
 from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
+from psycopg_pool import PoolTimeout
 
 from ledger.errors import ConcurrencyError, InvalidInput, LedgerError
+from ledger.pgstore import (
+    LedgerPostgresFactory,
+    PostgresURL,
+    SchemaLocked,
+    bounded_retries,
+    schema_lock,
+)
 from ledger.settings import Settings
+from ledger.sidetables import SIDE_TABLES, postgres_ddl, sqlite_ddl
 
 COMMANDS_TABLE = "ledger_commands"
 TOKENS_TABLE = "ledger_tokens"
@@ -64,8 +73,32 @@ class PydanticMapper(Mapper[UUID]):
         )
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
+        """The event of a stored row, validated in full by its pydantic model.
+
+        Fast path: pydantic parses and validates the stored JSON in one step, with the
+        envelope (the row's id and version) appended as the object's last keys, so they win
+        over any the bytes hold, as :meth:`from_data` sets them. Rows that need an upcast, or
+        that the fast path refuses for any reason, take :meth:`from_data`, which decides the
+        outcome (and the error) exactly as before: the fast path accepts nothing it refuses."""
+        raw = state_bytes(stored_event.state)
         cls = _resolve(stored_event.topic)
-        data = json.loads(stored_event.state)
+        if cls.class_version == 1 and raw[:1] == b"{" and raw[-1:] == b"}" \
+                and b'"class_version"' not in raw:
+            try:
+                event = cls.__pydantic_validator__.validate_json(
+                    raw[:-1] + b',"originator_id":"%s","originator_version":%d}'
+                    % (str(stored_event.originator_id).encode(),
+                       stored_event.originator_version))
+            except Exception:  # the full path below decides and reports
+                pass
+            else:
+                event.keep_stored(raw)
+                return event
+        return self.from_data(stored_event, json.loads(stored_event.state))
+
+    def from_data(self, stored_event: StoredEvent, data: dict[str, Any]) -> Any:
+        """The event of a stored row whose JSON is already parsed (``data`` is consumed)."""
+        cls = _resolve(stored_event.topic)
         data["originator_id"] = stored_event.originator_id
         data["originator_version"] = stored_event.originator_version
         from_version = data.pop("class_version", 1)
@@ -118,6 +151,7 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
             "token_id TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL, role TEXT NOT NULL, "
             "tables TEXT, seat INTEGER, label TEXT NOT NULL, created_at TEXT NOT NULL, "
             "revoked_at TEXT)",
+            *sqlite_ddl(),
         ]
 
     def _create_table(self, c: SQLiteCursor) -> None:
@@ -157,8 +191,10 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
         return None if row is None else CommandRow(*tuple(row))
 
 
-class LedgerPostgresRecorder(PostgresApplicationRecorder):
-    """PostgreSQL events table plus the command log, written in one transaction."""
+@bounded_retries
+class LedgerPostgresRecorder(SchemaLocked, PostgresApplicationRecorder):
+    """PostgreSQL events table plus the command log, written in one transaction (its tables
+    created under the schema lock, its calls retried within the wait budget: ledger.pgstore)."""
 
     def __init__(self, datastore: Any, *, events_table_name: str = "stored_events") -> None:
         super().__init__(datastore, events_table_name=events_table_name)
@@ -180,6 +216,9 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
                 "tables text, seat integer, label text NOT NULL, created_at text NOT NULL, "
                 "revoked_at text)"
             ).format(schema, Identifier(TOKENS_TABLE))
+        )
+        self.sql_create_statements.extend(
+            SQL(ddl).format() for ddl in postgres_ddl(self.datastore.schema)
         )
         self._insert_command = SQL(
             "INSERT INTO {}.{} (command_id, table_id, command, payload_sha256, result) "
@@ -249,7 +288,7 @@ def store_env(settings: Settings) -> dict[str, str]:
     if parsed.scheme == "sqlite":
         path = sqlite_path(url)
         if path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            check_sqlite_store(path)
         return {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
             "SQLITE_DBNAME": path if path != ":memory:" else "file::memory:?cache=shared",
@@ -257,26 +296,19 @@ def store_env(settings: Settings) -> dict[str, str]:
             "SQLITE_LOCK_TIMEOUT": "30",
         }
     if parsed.scheme in ("postgresql", "postgres", "postgresql+psycopg"):
-        if not parsed.path.strip("/"):
-            raise InvalidInput("invalid_database_url", f"{redact_url(url)!r} names no database")
-        try:
-            port = parsed.port or 5432
-        except ValueError:
-            raise InvalidInput(
-                "invalid_database_url",
-                f"{redact_url(url)!r} has no valid port (a password with '/', '@' or ':' must "
-                "be percent-encoded, e.g. %2F)",
-            ) from None
+        where = PostgresURL.parse(url, redact_url(url))
         return {
-            "PERSISTENCE_MODULE": "eventsourcing.postgres",
-            "POSTGRES_DBNAME": unquote(parsed.path.lstrip("/")),
-            "POSTGRES_HOST": parsed.hostname or "localhost",
-            "POSTGRES_PORT": str(port),
-            "POSTGRES_USER": unquote(parsed.username or "postgres"),
-            "POSTGRES_PASSWORD": unquote(parsed.password or ""),
+            "PERSISTENCE_MODULE": _topic(LedgerPostgresFactory),
+            "POSTGRES_DBNAME": where.dbname,
+            "POSTGRES_HOST": where.host,
+            "POSTGRES_PORT": where.port,
+            "POSTGRES_USER": where.user,
+            "POSTGRES_PASSWORD": where.password,
             "POSTGRES_POOL_SIZE": str(settings.postgres_pool_size),
             "POSTGRES_SCHEMA": settings.postgres_schema.strip() or "public",
             "POSTGRES_LOCK_TIMEOUT": "10",
+            "POSTGRES_CONNECT_TIMEOUT": str(settings.connect_timeout),
+            "LEDGER_PG_OPTIONS": urlencode(where.options),
             "APPLICATION_RECORDER_TOPIC": _topic(LedgerPostgresRecorder),
         }
     raise InvalidInput(
@@ -309,6 +341,100 @@ def sqlite_path(url: str) -> str:
 
 # --- the store before use, and its failures as coded errors ---------------------------------
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+LEDGER_TABLES = ("stored_events", "stored_snapshots")
+LEDGER_PREFIXES = ("ledger_", "proj_")
+"""A SQLite store holding a table of these names (or prefixes) is the ledger's."""
+
+
+def check_sqlite_store(path: str) -> None:
+    """Refuse, before anything is written to it, a SQLite store the ledger cannot use: a path
+    under a regular file or at a directory (``invalid_path``), a file this user cannot read
+    or write (``store_permission_denied``), a file that is not SQLite or a SQLite database
+    without the ledger's tables (``store_not_ledger``), a truncated or damaged one
+    (``store_corrupt``). A missing or empty file is a new store (its folder is made)."""
+    target = Path(path)
+    try:
+        for parent in target.parents:
+            if parent.exists() and not parent.is_dir():
+                raise StoreError("invalid_path", f"the SQLite store {path} lies under "
+                                 f"{parent}, which is a file, not a directory", path=path)
+        if target.is_dir():
+            raise StoreError("invalid_path", f"the SQLite store {path} is a directory: give "
+                             "the path of a file (sqlite:///var/ledger.sqlite3)", path=path)
+        if target.exists() and not target.is_file():
+            raise StoreError("invalid_path", f"the SQLite store {path} is not a regular file",
+                             path=path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists() or target.stat().st_size == 0:
+            return
+        with target.open("rb") as fh:
+            header = fh.read(100)
+        size = target.stat().st_size
+    except PermissionError as exc:
+        raise StoreError("store_permission_denied", f"cannot use the SQLite store {path}: "
+                         f"{exc.strerror or 'permission denied'} ({exc.filename or path})",
+                         path=path) from None
+    except OSError as exc:
+        raise StoreError("invalid_path", f"cannot use the SQLite store {path}: "
+                         f"{exc.strerror or exc} ({exc.filename or path})", path=path) from None
+    if not header.startswith(SQLITE_MAGIC[:len(header)]) or len(header) < len(SQLITE_MAGIC):
+        raise StoreError("store_not_ledger", f"{path} is not a SQLite database (nor a ledger "
+                         "store): point LEDGER_DATABASE_URL at the ledger's store", path=path)
+    if len(header) < 100:
+        raise StoreError("store_corrupt", f"the SQLite store {path} is truncated ({size} "
+                         "bytes, less than its header): restore it from a backup (README, "
+                         "Backup and restore)", path=path)
+    page = int.from_bytes(header[16:18], "big")
+    page = 65536 if page == 1 else page
+    pages = int.from_bytes(header[28:32], "big")
+    if header[24:28] == header[92:96] and pages and page >= 512 and size < page * pages:
+        raise StoreError("store_corrupt", f"the SQLite store {path} is truncated: its header "
+                         f"counts {pages} pages of {page} bytes, the file holds {size} bytes; "
+                         "restore it from a backup (README, Backup and restore)", path=path)
+    tables = _sqlite_tables(path)
+    if tables and not any(t in LEDGER_TABLES or t.startswith(LEDGER_PREFIXES) for t in tables):
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        raise StoreError("store_not_ledger", f"the SQLite database {path} is not a ledger store "
+                         f"(it holds {shown} and none of the ledger's tables); nothing was "
+                         "written to it: point LEDGER_DATABASE_URL at the ledger's store",
+                         path=path)
+
+
+def _sqlite_tables(path: str) -> set[str]:
+    """The tables of the SQLite database at ``path``, read without writing to it."""
+    from urllib.parse import quote
+
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(Path(path).resolve()))}?mode=ro", uri=True)
+        try:
+            rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise sqlite_failure(path, exc) or StoreError(
+            "store_corrupt", f"cannot read the SQLite store {path}: {exc}", path=path) from None
+    return {str(r[0]) for r in rows}
+
+
+def sqlite_failure(path: str, exc: BaseException) -> LedgerError | None:
+    """A SQLite driver error about the file itself as a coded error, or None."""
+    text = str(exc)
+    lowered = text.lower()
+    if "malformed" in lowered or "not a database" in lowered or "encrypted" in lowered \
+            or "corrupt" in lowered:
+        return StoreError("store_corrupt", f"the SQLite store {path} is damaged ({text}): "
+                          "restore it from a backup (README, Backup and restore) and run "
+                          "`ledger audit verify`", path=path)
+    if "readonly" in lowered or "read-only" in lowered:
+        return StoreError("store_permission_denied", f"the SQLite store {path} may only "
+                          f"be read here ({text}): this command needs to write to it",
+                          path=path)
+    if "unable to open" in lowered or "disk i/o" in lowered:
+        return StoreError("store_unavailable", f"cannot open the SQLite store {path}: "
+                          f"{text}", path=path)
+    return None
+
 
 class StoreError(LedgerError):
     """The store cannot be reached or used: ``store_unavailable``, ``store_permission_denied``,
@@ -317,23 +443,26 @@ class StoreError(LedgerError):
 
 @dataclass(frozen=True)
 class PostgresTarget:
-    """Where a ``postgresql://`` URL points (the password is kept only to connect)."""
+    """Where a ``postgresql://`` URL points (the password is kept only to connect); ``host``
+    and ``port`` are lists (``h1,h2``, ``5432,5433``) when the URL names several servers."""
 
     host: str
-    port: int
+    port: str
     dbname: str
     user: str
     password: str = field(repr=False)
     schema: str
+    url: PostgresURL = field(repr=False)
 
     @classmethod
     def of(cls, settings: Settings) -> PostgresTarget:
-        env = store_env(settings)
-        return cls(env["POSTGRES_HOST"], int(env["POSTGRES_PORT"]), env["POSTGRES_DBNAME"],
-                   env["POSTGRES_USER"], env["POSTGRES_PASSWORD"], env["POSTGRES_SCHEMA"])
+        url = settings.database_url.strip()
+        where = PostgresURL.parse(url, redact_url(url))
+        return cls(where.host, where.port, where.dbname, where.user, where.password,
+                   settings.postgres_schema.strip() or "public", where)
 
     def __str__(self) -> str:
-        return (f"PostgreSQL at {self.host}:{self.port}, database {self.dbname!r}, "
+        return (f"PostgreSQL at {self.url.where}, database {self.dbname!r}, "
                 f"user {self.user!r}")
 
     def scrub(self, text: str) -> str:
@@ -357,11 +486,10 @@ def prepare_store(settings: Settings, events_prefix: str) -> dict[str, str]:
         return {}
     target = PostgresTarget.of(settings)
     tables = [f"{events_prefix}_events", f"{events_prefix}_snapshots", COMMANDS_TABLE,
-              TOKENS_TABLE]
+              TOKENS_TABLE, *SIDE_TABLES]
     try:
-        conn = psycopg.connect(host=target.host, port=target.port, dbname=target.dbname,
-                               user=target.user, password=target.password,
-                               connect_timeout=settings.connect_timeout, autocommit=True)
+        conn = psycopg.connect(**target.url.connect_kwargs(settings.connect_timeout),
+                               autocommit=True)
     except psycopg.Error as exc:
         raise unavailable(target, exc, settings.connect_timeout) from None
     try:
@@ -391,7 +519,9 @@ def _prepare_schema(conn: psycopg.Connection[Any], target: PostgresTarget,
                 f"AUTHORIZATION {Identifier(target.user).as_string(conn)}) or set "
                 "LEDGER_POSTGRES_SCHEMA to an existing schema",
                 schema=schema, database=target.dbname, user=target.user)
-        conn.execute(SQL("CREATE SCHEMA IF NOT EXISTS {}").format(Identifier(schema)))
+        with conn.transaction():  # two processes at once must not both create it
+            schema_lock(conn)
+            conn.execute(SQL("CREATE SCHEMA IF NOT EXISTS {}").format(Identifier(schema)))
         return {}
     usage, create = row
     if not usage:
@@ -489,27 +619,30 @@ def store_error(exc: BaseException, settings: Settings) -> LedgerError | None:
             return StoreError("store_schema_missing", f"{message} ({target}): set "
                               "LEDGER_POSTGRES_SCHEMA to an existing schema",
                               schema=target.schema)
+        if isinstance(cause, psycopg.errors.UndefinedTable):
+            # Tables are created on first use on the primary, so a missing one is a read
+            # store that has not replayed them yet, or views read before any were built.
+            return StoreError("store_unavailable", f"{message} ({target}): the store does not "
+                              "hold that table yet. A read store (LEDGER_READ_DATABASE_URL) "
+                              "has not replayed the views' tables: keep `ledger projections "
+                              "update --follow` running on the primary and try again; on the "
+                              "primary, run `ledger projections update` once as a user who "
+                              "may create tables", database=target.dbname,
+                              schema=target.schema)
         if isinstance(cause, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled
                       | psycopg.errors.TransactionRollback):
             # The server answered: the table was busy (lock timeout, deadlock, serialisation).
             return ConcurrencyError("concurrent_updates", f"the store was busy and gave up: "
                                     f"{message}; try again")
         if type(cause) is psycopg.OperationalError or isinstance(
-                cause, psycopg.errors.ConnectionException | psycopg.errors.AdminShutdown
-                | psycopg.errors.CannotConnectNow | psycopg.errors.CrashShutdown):
+                cause, PoolTimeout | psycopg.errors.ConnectionException
+                | psycopg.errors.AdminShutdown | psycopg.errors.CannotConnectNow
+                | psycopg.errors.CrashShutdown):
             return unavailable(target, cause, settings.connect_timeout)
         return None
     if isinstance(cause, sqlite3.Error) or (
             isinstance(exc, PersistenceError)
             and urlparse(settings.database_url.strip()).scheme == "sqlite"):
-        text = str(cause if cause is not None else exc)
-        lowered = text.lower()
-        path = sqlite_path(settings.database_url.strip())
-        if "readonly" in lowered or "read-only" in lowered:
-            return StoreError("store_permission_denied", f"the SQLite store {path} may only "
-                              f"be read here ({text}): this command needs to write to it",
-                              path=path)
-        if "unable to open" in lowered or "disk i/o" in lowered:
-            return StoreError("store_unavailable", f"cannot open the SQLite store {path}: "
-                              f"{text}", path=path)
+        return sqlite_failure(sqlite_path(settings.database_url.strip()),
+                              cause if cause is not None else exc)
     return None

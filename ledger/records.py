@@ -311,9 +311,14 @@ class HandVoided(HandRecord):
     transfers: tuple[Transfer, ...]
     rule: str = "COM-5"
     approved_by: str | None = None
-    """Who authorised a void the game allows only with approval (CHP-10)."""
+    """Who authorised a void the game allows only with approval (CHP-10), or of a hand whose
+    deck could not be unsealed."""
     deck: tuple[Card, ...] | None = None
     salt: str | None = None
+    deck_unreadable: bool = False
+    """The hand's sealed deck could not be opened with the deck key in use (lost or replaced
+    key): voided with approval, its deck never revealed, so its deals cannot be checked against
+    the commitment (COM-8)."""
 
 
 class HandCancelled(HandRecord):
@@ -324,6 +329,94 @@ class HandCancelled(HandRecord):
     rule: str | None = None
     deck: tuple[Card, ...] | None = None
     salt: str | None = None
+
+
+# --- corrections (COR-1..5): never an edit, always a new event that names what it corrects --
+
+
+class CardFix(Record):
+    """COR-1: a card recorded for ``target`` in a hand, and the card it really was."""
+
+    target: Target
+    recorded: Card
+    actual: Card
+
+
+class Difference(Record):
+    """What one account gains (positive) or loses (negative) by a correction, as the rules
+    decide it, before COR-5 routes it (a player who has left is paid or owes through
+    ``owed:<player>``)."""
+
+    account: str
+    amount: int
+
+
+class HandCorrected(Record):
+    """COR-1: a settled hand settled again with corrected facts, under the rules and the
+    configuration in force when it was played; ``transfers`` compensate the difference
+    between the settlement in force (the original, plus earlier corrections) and
+    ``settlement``. The original events stay as they were."""
+
+    hand: int
+    settled_version: int
+    """The version of the hand's original HandSettled."""
+    fixes: tuple[CardFix, ...]
+    """Every card correction of the hand so far (earlier corrections' fixes included)."""
+    settlement: HandSettled
+    """The hand as the rules settle it with the corrected facts."""
+    differences: tuple[Difference, ...]
+    transfers: tuple[Transfer, ...]
+    approvers: tuple[str, ...]
+    reason: str
+    rule: str = "COR-1"
+
+
+class MovementCorrected(Record):
+    """COR-2: a buy-in, cash-out, fill or credit recorded with a wrong amount; the
+    compensating movement is linked to the original by its version."""
+
+    original_version: int
+    movement: Literal["buy_in", "cash_out", "fill", "credit"]
+    player: str | None = None
+    recorded_amount: int
+    """The amount in force before this correction (the original's, or the last correction's)."""
+    amount: int
+    """What really moved (0: the movement never happened)."""
+    transfers: tuple[Transfer, ...]
+    approvers: tuple[str, ...]
+    reason: str
+    rule: str = "COR-2"
+
+
+class SeatCorrected(Record):
+    """COR-3: who really sat at ``seat`` from hand ``from_hand`` to ``to_hand`` (for player
+    ratings and exports); no chip moves."""
+
+    seat: int
+    recorded_player: str
+    player: str
+    from_hand: int
+    to_hand: int
+    approvers: tuple[str, ...]
+    reason: str
+    rule: str = "COR-3"
+
+
+class OwedSettled(Record):
+    """COR-5: what a correction left owed between the house and a player, paid at the cage:
+    ``paid_to_player`` (the house owed it) or ``paid_by_player``."""
+
+    player: str
+    amount: int
+    direction: Literal["paid_to_player", "paid_by_player"]
+    transfers: tuple[Transfer, ...]
+    approvers: tuple[str, ...]
+    reason: str
+    rule: str = "COR-5"
+
+
+CORRECTIONS: tuple[type[Record], ...] = (HandCorrected, MovementCorrected, SeatCorrected,
+                                         OwedSettled)
 
 
 HAND_RECORDS: tuple[type[HandRecord], ...] = (

@@ -15,8 +15,8 @@ from pathlib import Path
 from ledger.errors import LedgerError, NotFound
 
 BOOK = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
-RULE_ID = re.compile(r"^(COM|HCF|CSP|CHP|STUD8)-(\d+)$")
-_ITEM = re.compile(r"^- ((?:COM|HCF|CSP|CHP|STUD8)-\d+) (.*)$")
+RULE_ID = re.compile(r"^(COM|HCF|CSP|CHP|STUD8|COR)-(\d+)$")
+_ITEM = re.compile(r"^- ((?:COM|HCF|CSP|CHP|STUD8|COR)-\d+) (.*)$")
 
 
 @dataclass(frozen=True)

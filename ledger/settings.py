@@ -19,23 +19,46 @@ class Settings(BaseSettings):
 
     database_url: str = DEFAULT_SQLITE_URL
     """``sqlite:///relative/path``, ``sqlite:////absolute/path`` or ``postgresql://user@host/db``."""
+    read_database_url: str | None = None
+    """A standby of the same store (``postgresql://...``) for the read routes and the reading
+    commands (views, audit, exports); commands and the projections' catch-up use the primary.
+    Empty: none (everything reads the primary)."""
     postgres_pool_size: int = Field(default=5, ge=1)
     postgres_schema: str = Field(
         default="public", pattern=r"^\s*[A-Za-z_][A-Za-z0-9_]{0,62}\s*$",
         description="PostgreSQL schema of the store: a plain identifier (letters, digits, _).",
     )
+    shards: str = ""
+    """The shard map (``ledger.shards``): ``NAME: PATTERN[, PATTERN] = URL`` entries separated
+    by ``;``; empty: every table in the one store of ``database_url``."""
     connect_timeout: int = Field(default=5, ge=1, le=300)
     """Seconds to wait for the PostgreSQL server before giving up (``store_unavailable``)."""
 
     deck_key: SecretStr | None = None
     """Hex key (32 bytes) sealing rng decks while hands are in play; else ``deck_key_file``."""
-    deck_key_file: Path = Path("var/deck.key")
-    """Created with a random key on first use when no ``deck_key`` is given."""
+    deck_key_file: Path | None = None
+    """File of the deck key when no ``deck_key`` is given; default ``deck.key`` beside a SQLite
+    store (never the working directory); a PostgreSQL store needs one of the two named
+    (``ledger.decks.deck_key``). Created on first use only while the store holds no sealed
+    deck."""
     seal_key: SecretStr | None = None
-    """HMAC key signing the daily audit seals (``ledger audit seal``)."""
+    """HMAC key of the first seal format: only to check seals made before Ed25519 seals."""
+    signing_key: SecretStr | None = None
+    """Ed25519 private key (64 hex digits) signing the daily seals; else ``signing_key_file``."""
+    signing_key_file: Path | None = None
+    """File of the signing key (``ledger keys create``); default ``signing.key`` beside a SQLite
+    store, ``var/signing.key`` otherwise."""
+
+    actor: str | None = None
+    """Who the command line acts as (``--actor`` overrides it; default: the OS user). Events
+    recorded by the command line name ``cli:<actor>``."""
 
     snapshot_interval: int = Field(default=500, ge=2)
     """Snapshot a table every N events, so a cold load replays at most N events."""
+    chain_anchor_interval: int = Field(default=2_000, ge=0)
+    """Every N events of a table, its first snapshot after the multiple of N is a chain anchor:
+    a load (once per process) and a hand's replay walk the hash chain from the nearest anchor
+    instead of the first event (``ledger.trust``); 0: always from the first event."""
     cache_size: int = Field(default=1_000, ge=0)
     """Tables kept in memory between commands (0 turns the cache off)."""
     command_retries: int = Field(default=8, ge=1)
@@ -51,6 +74,19 @@ class Settings(BaseSettings):
     log_format: Literal["console", "json"] = "console"
     log_level: LogLevel = "WARNING"
     """DEBUG, INFO, WARNING, ERROR or CRITICAL, in any case (``info`` is ``INFO``)."""
+
+    @field_validator("read_database_url", mode="before")
+    @classmethod
+    def _standby_url(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        url = value.strip()
+        if not url:
+            return None
+        if url.split("://", 1)[0] not in ("postgresql", "postgres", "postgresql+psycopg"):
+            raise ValueError("a read store is a PostgreSQL standby: postgresql://user@host/db "
+                             "(leave it unset to read the event store itself)")
+        return url
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -1,11 +1,13 @@
 """The Table aggregate: one event stream per table, with a hash chain over its events.
 
 Each event is a record of ``ledger.records`` plus an envelope (table id, version, timestamp,
-the hash of the previous event, the command that caused it). Events are frozen pydantic
-models; the stored form of an event is exactly the JSON its ``stored_state`` returns, and the
-chain digest of an event is the SHA-256 of its table id, version, topic and that JSON. Each
-event carries the digest of the one before it, so editing, deleting, reordering or inserting a
-stored event breaks the chain where it happened; a table whose chain is broken refuses to load.
+the hash of the previous event, the command that caused it, and the actor who sent it: a
+:class:`ledger.principals.Actor`, ``null`` in events recorded before actors existed). Events
+are frozen pydantic models; the stored form of an event is exactly the JSON its
+``stored_state`` returns, and the chain digest of an event is the SHA-256 of its table id,
+version, topic and that JSON (the actor included). Each event carries the digest of the one
+before it, so editing, deleting, reordering or inserting a stored event breaks the chain where
+it happened; a table whose chain is broken refuses to load.
 
 The aggregate's state is a :class:`~ledger.tablestate.TableState`; events never re-run the
 rules when they are replayed, they only ``apply`` the decisions they record.
@@ -23,9 +25,13 @@ from pydantic import BaseModel, ConfigDict
 
 from ledger import records as r
 from ledger.errors import LedgerError
+from ledger.principals import Actor
 from ledger.tablestate import GENESIS_HASH, TableState
 
 _ENVELOPE_IDS: set[str] = {"originator_id", "originator_version"}
+ENVELOPE: frozenset[str] = frozenset({"originator_id", "originator_version", "timestamp",
+                                      "prev_hash", "command_id", "actor"})
+"""The fields every event carries beside its record's."""
 TABLE_NAMESPACE = uuid5(NAMESPACE_URL, "urn:table-ledger:table")
 
 
@@ -63,6 +69,7 @@ class TableEvent(BaseModel):
     timestamp: datetime
     prev_hash: str
     command_id: str | None = None
+    actor: Actor | None = None
 
     def stored_state(self) -> bytes:
         """The exact bytes stored for this event (computed once, or as read from the store)."""
@@ -96,7 +103,8 @@ class TableEvent(BaseModel):
                 raise ChainBroken(
                     "table_chain_broken",
                     f"table {aggregate.state.code}: event {self.originator_version} follows "
-                    f"version {aggregate.version}",
+                    f"version {aggregate.version} (an event is missing or out of place); the "
+                    "table refuses commands until the store is repaired",
                     version=self.originator_version,
                 )
             aggregate.state.apply(self)  # type: ignore[arg-type]
@@ -104,7 +112,8 @@ class TableEvent(BaseModel):
             raise ChainBroken(
                 "table_chain_broken",
                 f"table {aggregate.state.code}: event {self.originator_version} does not carry "
-                "the hash of the event before it; the stored stream has been altered",
+                "the hash of the event before it; the stored stream has been altered and the "
+                "table refuses commands until the store is repaired",
                 version=self.originator_version,
             )
         aggregate.version = self.originator_version
@@ -188,6 +197,22 @@ class HandCancelled(TableEvent, r.HandCancelled):
     pass
 
 
+class HandCorrected(TableEvent, r.HandCorrected):
+    pass
+
+
+class MovementCorrected(TableEvent, r.MovementCorrected):
+    pass
+
+
+class SeatCorrected(TableEvent, r.SeatCorrected):
+    pass
+
+
+class OwedSettled(TableEvent, r.OwedSettled):
+    pass
+
+
 EVENT_FOR: dict[type[r.Record], type[TableEvent]] = {
     event.__bases__[1]: event for event in TableEvent.__subclasses__()
 }
@@ -223,20 +248,23 @@ class Table:
         self._pending: list[TableEvent] = []
 
     @classmethod
-    def open(cls, record: r.TableOpened, command_id: str | None, now: datetime) -> Table:
+    def open(cls, record: r.TableOpened, command_id: str | None, now: datetime,
+             actor: Actor | None = None) -> Table:
         event = TableOpened.model_construct(
             originator_id=table_id(record.code),
             originator_version=1,
             timestamp=now,
             prev_hash=GENESIS_HASH,
             command_id=command_id,
+            actor=actor,
             **dict(record),
         )
         table = event.mutate(None)
         table._pending.append(event)
         return table
 
-    def record(self, record: r.Record, command_id: str | None, now: datetime) -> TableEvent:
+    def record(self, record: r.Record, command_id: str | None, now: datetime,
+               actor: Actor | None = None) -> TableEvent:
         """Append the event for ``record`` (already decided) and apply it."""
         fields = dict(record.__dict__)
         fields["originator_id"] = self.id
@@ -244,6 +272,7 @@ class Table:
         fields["timestamp"] = now
         fields["prev_hash"] = self.chain_head
         fields["command_id"] = command_id
+        fields["actor"] = actor
         event = _assemble(EVENT_FOR[type(record)], fields)
         event.mutate(self)
         self._pending.append(event)

@@ -41,6 +41,7 @@ from ledger.commands import (
     VoidHand,
 )
 from ledger.dealing import DeckKeeper, deal_round_robin, recorded_deal
+from ledger.decks import UNSEALABLE
 from ledger.errors import (
     InvalidInput,
     LedgerError,
@@ -378,7 +379,23 @@ class TableState:
             )
         voided = HandVoided(hand_no=self.hand_no, reason=cmd.reason, transfers=self.reversal(),
                             approved_by=cmd.approved_by)
-        return [self._with_deck_reveal(voided, keeper)]
+        try:
+            return [self._with_deck_reveal(voided, keeper)]
+        except LedgerError as exc:
+            if exc.code not in UNSEALABLE:
+                raise
+            # The deck key in use cannot open the hand's sealed deck (lost or replaced key):
+            # nothing more can be dealt, so the hand must be voided or the table is stuck for
+            # good (COM-5: every wager returned). Only with an approver (a supervisor or admin
+            # principal, checked like every void approval), and recorded without a deck: the
+            # audit then names the hand whose deals it cannot check against its commitment.
+            if cmd.approved_by is None:
+                raise type(exc)(exc.code, f"{exc.message}; the hand can only be voided, every "
+                                "wager returned (COM-5), with an approver: name a supervisor "
+                                "or admin principal in approved_by", rule="COM-5",
+                                **{k: v for k, v in exc.details.items() if k != "rule"}
+                                ) from None
+            return [voided.model_copy(update={"deck_unreadable": True})]
 
     # --- helpers ------------------------------------------------------------------------
 

@@ -165,14 +165,21 @@ class TokenStore:
 
     # --- checking -----------------------------------------------------------------------
 
-    def authenticate(self, token: str) -> TokenInfo | None:
-        """The stored token for ``token`` (revoked ones included), or None if unknown."""
-        now = time.monotonic()
+    def cached(self, token: str) -> tuple[bool, TokenInfo | None]:
+        """(True, what :meth:`authenticate` answers) when it answers without the store."""
         if self._cache_seconds > 0:
             with self._guard:
                 hit = self._cache.get(token)
-            if hit is not None and hit[0] > now:
-                return hit[1]
+            if hit is not None and hit[0] > time.monotonic():
+                return True, hit[1]
+        return False, None
+
+    def authenticate(self, token: str) -> TokenInfo | None:
+        """The stored token for ``token`` (revoked ones included), or None if unknown."""
+        now = time.monotonic()
+        known, info = self.cached(token)
+        if known:
+            return info
         found = self._lookup(token)
         if self._cache_seconds > 0:
             with self._guard:

@@ -15,7 +15,10 @@
 - ``hands_settled``, ``hands_voided``, ``hands_cancelled``.
 
 Each event counts on the gaming day of its own timestamp. ``proj_dp_hands`` keeps one row per
-designated-player hand (table, hand, seat, player, result) for results per player.
+designated-player hand (table, hand, seat, player, result) for results per player; a seat
+correction (COR-3) puts the player who really sat there on the DP's rows of its hands. Hand
+corrections stay out of the DP's results, as out of the house win: they are the day's own
+correction line (the corrections view).
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ DP_WAGER = "designated_player"
 class Accounting(View):
     name = "accounting"
     description = "per table and gaming day: drop, cash-outs, house win, rake, jackpot, DP"
+    version = 2
     tables = ("proj_accounting", "proj_dp_hands")
     ddl = (
         ACCOUNTING_DDL,
@@ -66,6 +70,7 @@ class Accounting(View):
         self._days: dict[tuple[str, str], dict[str, Any]] = {}
         self._dp_new: list[tuple[Any, ...]] = []
         self._dp_done: list[tuple[Any, ...]] = []
+        self._dp_seated: list[tuple[Any, ...]] = []
 
     def _day(self, item: Item) -> dict[str, Any]:
         key = (item.code, item.day)
@@ -78,9 +83,12 @@ class Accounting(View):
 
     def handle(self, item: Item) -> None:
         event = item.event
-        transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
+        transfers = item.transfers
         day = self._day(item)
-        if isinstance(event, r.ChipsBoughtIn):
+        if isinstance(event, r.SeatCorrected):  # COR-3: who really banked those hands
+            self._dp_seated.append((event.player, item.code, event.seat, event.from_hand,
+                                    event.to_hand, event.recorded_player))
+        elif isinstance(event, r.ChipsBoughtIn):
             day["drop_minor"] += event.amount
         elif isinstance(event, r.ChipsCashedOut):
             day["cash_outs_minor"] += event.amount
@@ -97,8 +105,8 @@ class Accounting(View):
                            if accounts.is_player(t.src)), "")
             self._dp_new.append((item.code, event.hand_no, event.seat, player, event.amount,
                                  None, "in_progress", item.day))
-        if not transfers:
-            return
+        if not transfers or isinstance(event, r.CORRECTIONS):
+            return  # corrections are their own line (the corrections view, COR-1..5)
         flows = net_flows(transfers)
         day["rake_minor"] += flows.get(accounts.RAKE, 0)
         if isinstance(event, r.HandRecord):
@@ -135,3 +143,6 @@ class Accounting(View):
             "WHERE table_code = ? AND hand_no = ?",
             self._dp_done,
         )
+        self.tx.executemany(
+            "UPDATE {proj_dp_hands} SET player = ? WHERE table_code = ? AND seat = ? AND "
+            "hand_no >= ? AND hand_no <= ? AND player = ?", self._dp_seated)

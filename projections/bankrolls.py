@@ -49,16 +49,21 @@ class Bankrolls(View):
         self._deltas: dict[tuple[str, str], list[int]] = {}
 
     def handle(self, item: Item) -> None:
-        transfers = getattr(item.event, "transfers", ())
+        transfers = item.transfers
         if not transfers:
             return
-        for seq, t in enumerate(transfers):
-            self._rows.append((item.code, item.version, seq, item.at, item.day, item.hand_no,
-                               item.kind, t.src, t.dst, t.amount, t.rule, t.memo))
+        code, version, at, day, hand, kind = (item.code, item.version, item.at, item.day,
+                                              item.hand_no, item.kind)
+        self._rows.extend((code, version, seq, at, day, hand, kind, t.src, t.dst, t.amount,
+                           t.rule, t.memo) for seq, t in enumerate(transfers))
+        deltas = self._deltas
         for account, change in net_flows(transfers).items():
-            entry = self._deltas.setdefault((item.code, account), [0, 0])
-            entry[0] += change
-            entry[1] = item.version
+            entry = deltas.get((code, account))
+            if entry is None:
+                deltas[(code, account)] = [change, version]
+            else:
+                entry[0] += change
+                entry[1] = version
 
     def flush(self) -> None:
         self.tx.executemany(

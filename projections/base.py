@@ -9,17 +9,19 @@ touch), so it can stop anywhere and resume.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar
 
+from ledger.records import Transfer
 from ledger.table import TableEvent
 from projections.context import TableInfo
 from projections.db import Tx
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Item:
-    """One event as views receive it."""
+    """One event as views receive it (what every view asks of it is worked out once)."""
 
     position: int
     """Its notification id (the application's log position)."""
@@ -29,23 +31,44 @@ class Item:
     """The gaming day of the event's timestamp at its table."""
     at: str
     """The event's timestamp as ISO-8601 UTC text."""
+    code: str = field(init=False, repr=False, compare=False)
+    """The table's code."""
+    version: int = field(init=False, repr=False, compare=False)
+    """The event's version in its table's stream."""
+    kind: str = field(init=False, repr=False, compare=False)
+    """The event's type name (``HandSettled``)."""
+    hand_no: int | None = field(init=False, repr=False, compare=False)
+    """The hand of a hand event (None for the others)."""
+    transfers: tuple[Transfer, ...] = field(init=False, repr=False, compare=False)
+    """The event's transfers (none for an event without)."""
 
-    @property
-    def code(self) -> str:
-        return self.table.code
+    def __post_init__(self) -> None:
+        event, put = self.event, object.__setattr__
+        put(self, "code", self.table.code)
+        put(self, "version", event.originator_version)
+        put(self, "kind", type(event).__name__)
+        put(self, "hand_no", field_of(event, "hand_no"))
+        put(self, "transfers", field_of(event, "transfers", ()))
 
-    @property
-    def version(self) -> int:
-        return self.event.originator_version
 
-    @property
-    def kind(self) -> str:
-        return type(self.event).__name__
+def field_of(event: Any, name: str, default: Any = None) -> Any:
+    """``getattr(event, name, default)``, without the exception a pydantic model raises inside
+    for a name it lacks (views ask every event for fields few kinds have)."""
+    where = _where(event.__class__, name)
+    if where == _FIELD:
+        return event.__dict__[name]
+    return default if where == _ABSENT else getattr(event, name, default)
 
-    @property
-    def hand_no(self) -> int | None:
-        number: int | None = getattr(self.event, "hand_no", None)
-        return number
+
+_FIELD, _ABSENT, _ASK = 0, 1, 2
+
+
+@cache
+def _where(cls: type, name: str) -> int:
+    fields = getattr(cls, "__pydantic_fields__", None)
+    if not isinstance(fields, dict) or hasattr(cls, name):
+        return _ASK
+    return _FIELD if name in fields else _ABSENT
 
 
 class View:
@@ -79,6 +102,11 @@ class View:
 
     def flush(self) -> None:
         """Write the buffered rows."""
+
+    def write_with(self, tx: Tx) -> None:
+        """Flush into ``tx`` (a batch read in one transaction and written in another)."""
+        self._tx = tx
+        self.flush()
 
     def end(self) -> None:
         self._tx = None

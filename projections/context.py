@@ -52,9 +52,12 @@ def gaming_day(moment: datetime, timezone: str, start: time) -> str:
     """The gaming day (``YYYY-MM-DD``) of ``moment`` at a table in ``timezone``: the local date,
     less one day before the local ``start`` time (default 06:00)."""
     local = moment.astimezone(_zone(timezone))
-    shifted = local.replace(tzinfo=None) - timedelta(hours=start.hour, minutes=start.minute,
-                                                     seconds=start.second)
-    return shifted.date().isoformat()
+    return (local.replace(tzinfo=None) - _shift(start)).date().isoformat()
+
+
+@cache
+def _shift(start: time) -> timedelta:
+    return timedelta(hours=start.hour, minutes=start.minute, seconds=start.second)
 
 
 def day_bounds(day: str, timezone: str, start: time) -> tuple[datetime, datetime]:

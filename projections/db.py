@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from eventsourcing.postgres import PostgresApplicationRecorder
@@ -38,6 +38,9 @@ class _Names(dict[str, str]):
 
 class Store:
     """The database of one ledger application, seen by the read side."""
+
+    read_only = False
+    """True for a store pinned to a read-only snapshot (``projections.audit.reader``)."""
 
     def __init__(self, recorder: Any) -> None:
         self.recorder = recorder
@@ -133,4 +136,17 @@ def _as_dict(row: Any) -> Row:
 
 def iso(moment: datetime) -> str:
     """A UTC timestamp as fixed-width ISO-8601 text (sorts as it reads)."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if moment.utcoffset() != _ZERO:
+        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    key = (moment.minute, moment.hour, moment.day, moment.month, moment.year)
+    head = _MINUTES.get(key)
+    if head is None:  # the same text as the line above, down to the minute
+        if len(_MINUTES) >= 4096:
+            _MINUTES.clear()
+        head = _MINUTES[key] = moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:")
+    return f"{head}{moment.second:02d}.{moment.microsecond:06d}Z"
+
+
+_ZERO = timedelta(0)
+_MINUTES: dict[tuple[int, ...], str] = {}
+"""The text of each minute :func:`iso` wrote lately (a UTC moment's fields are its text's)."""

@@ -5,7 +5,8 @@ One row per (table, hand): game, gaming day (of its start), times, status (``in_
 round, every wager and decision in order, the reveals, the settlement (outcomes with their
 rule ids, transfers, jackpot lines, coverage with what each seat paid in and was paid, pots and
 the uncalled bet returned, points, rake, and each seat's result: ``ledger.results``), the
-revealed deck, and
+revealed deck, who started and ended the hand and who sent each decision (the events' actors:
+``token:<id> (role, label)`` or ``cli:<name> (cli)``), and
 totals: chips wagered (moved from stacks into wager spots and pots; in Chinese Poker the stakes
 put in play), rake (the rake account's change over the hand), jackpot contributions and awards,
 the house's result (its account's change) and the designated player's (HCF-14), and what caps
@@ -25,8 +26,9 @@ from ledger import records as r
 from ledger.accounts import net_flows
 from ledger.cards import card_list
 from ledger.games.hcf.settlement import coverage_flows
+from ledger.principals import actor_text
 from ledger.results import HandTally
-from projections.base import Item, View, dumps
+from projections.base import Item, View, dumps, field_of
 
 HANDS_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_hands} ("
@@ -58,7 +60,7 @@ DP_WAGER = "designated_player"
 class Hands(View):
     name = "hands"
     description = "every hand: seats, cards, actions, results, rule ids"
-    version = 2
+    version = 3
     tables = ("proj_hands",)
     ddl = (
         HANDS_DDL,
@@ -68,6 +70,8 @@ class Hands(View):
     def reset(self) -> None:
         self._rows: dict[tuple[str, int], dict[str, Any]] = {}
         self._new: set[tuple[str, int]] = set()
+        self._tallies: dict[tuple[str, int], HandTally] = {}
+        """The running tally of each hand in progress this batch (written out in flush)."""
 
     def handle(self, item: Item) -> None:
         event = item.event
@@ -77,12 +81,21 @@ class Hands(View):
         if isinstance(event, r.HandStarted):
             self._rows[key] = _started(item, event)
             self._new.add(key)
+            self._tallies[key] = HandTally()
+            self._tallies[key].add(event)
             return
         row = self._rows.get(key) or self._load(key)
         if row is None:  # a hand event without its start: the audit reports the stream
             return
         row["last_version"] = item.version
-        _fold(row, item, event)
+        tally = self._tallies.get(key)
+        if tally is None:
+            tally = HandTally.from_json(row["result_json"].get(TALLY) or {
+                "hand_no": event.hand_no, "lines": {}, "seats": []})
+            self._tallies[key] = tally
+        _fold(row, item, event, tally)
+        if isinstance(event, r.HAND_ENDINGS):  # the hand's results replaced its tally
+            del self._tallies[key]
 
     def _load(self, key: tuple[str, int]) -> dict[str, Any] | None:
         row = self.tx.fetchone(
@@ -100,6 +113,9 @@ class Hands(View):
     def flush(self) -> None:
         inserts, updates = [], []
         for key, row in self._rows.items():
+            tally = self._tallies.get(key)
+            if tally is not None:
+                row["result_json"][TALLY] = tally.to_json()
             values = [_stored(row, c) for c in COLUMNS]
             if key in self._new:
                 inserts.append(values)
@@ -141,24 +157,18 @@ def _started(item: Item, event: r.HandStarted) -> dict[str, Any]:
         "house_result_minor": 0, "dp_result_minor": None, "withheld_minor": 0,
     }
     _money(row, event.transfers)
-    tally = HandTally()
-    tally.add(event)
-    row["result_json"] = {TALLY: tally.to_json()}
+    row["result_json"] = {TALLY: None, "started_by": _actor(item)}
     return row
 
 
-def _fold(row: dict[str, Any], item: Item, event: r.HandRecord) -> None:
-    """Fold one hand event into its row."""
-    transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
-    _money(row, transfers)
-    tally = HandTally.from_json(row["result_json"].get(TALLY) or {"hand_no": event.hand_no,
-                                                                  "lines": {}, "seats": []})
+def _fold(row: dict[str, Any], item: Item, event: r.HandRecord, tally: HandTally) -> None:
+    """Fold one hand event into its row (``tally``: the hand's running per-seat tally)."""
+    _money(row, item.transfers)
     tally.add(event)
-    row["result_json"][TALLY] = tally.to_json()
-    rule = getattr(event, "rule", None)
+    rule = field_of(event, "rule")
     if rule:
         row["rules"].add(rule)
-    base = {"version": item.version, "at": item.at}
+    base = {"version": item.version, "at": item.at, "actor": _actor(item)}
     if isinstance(event, r.WagerPlaced):
         row["actions_json"].append({**base, "type": "wager", "seat": event.seat,
                                     "action": event.kind, "amount_minor": event.amount,
@@ -179,7 +189,15 @@ def _fold(row: dict[str, Any], item: Item, event: r.HandRecord) -> None:
     elif isinstance(event, tuple(ENDINGS)):
         row["status"] = next(s for cls, s in ENDINGS.items() if isinstance(event, cls))
         row["ended_at"] = item.at
-        _ended(row, event)
+        started_by = row["result_json"].get("started_by")
+        _ended(row, event, tally)
+        row["result_json"].update(started_by=started_by, ended_by=_actor(item))
+
+
+def _actor(item: Item) -> str | None:
+    """Who sent the command behind this event (None for events recorded before actors)."""
+    actor = field_of(item.event, "actor")
+    return None if actor is None else actor_text(actor)
 
 
 def _acted(row: dict[str, Any], base: dict[str, Any], event: r.PlayerActed) -> None:
@@ -195,8 +213,7 @@ def _acted(row: dict[str, Any], base: dict[str, Any], event: r.PlayerActed) -> N
         row["dp_seat"] = event.seat
 
 
-def _ended(row: dict[str, Any], event: r.HandRecord) -> None:
-    tally = HandTally.from_json(row["result_json"][TALLY])
+def _ended(row: dict[str, Any], event: r.HandRecord, tally: HandTally) -> None:
     result: dict[str, Any] = {"results": tally.results(event).model_dump(mode="json")}
     if isinstance(event, r.HandSettled):
         result["outcomes"] = [o.model_dump(mode="json") for o in event.outcomes]

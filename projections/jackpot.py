@@ -17,7 +17,7 @@ from typing import Any
 
 from ledger import accounts
 from ledger import records as r
-from projections.base import Item, View
+from projections.base import Item, View, field_of
 
 MOVES_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_jackpot_moves} ("
@@ -60,8 +60,8 @@ class Jackpot(View):
 
     def handle(self, item: Item) -> None:
         event = item.event
-        transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
-        lines: tuple[r.JackpotLine, ...] = getattr(event, "jackpot", ())
+        transfers = item.transfers
+        lines: tuple[r.JackpotLine, ...] = field_of(event, "jackpot", ())
         if not lines and not any(_touches(t) for t in transfers):
             return
         meter = self._meter(item.code)

@@ -36,16 +36,21 @@ gaming day ``YYYY-MM-DD``):
 ``jackpot_moves(table, day, kind, ...)``    every jackpot movement with the meter after it
 ``accounting(day, table)``                  drop, cash-outs, house win, hold %, rake, jackpot, DP
 ``dp_results(day, table)``                  designated players' results per player and day
+``corrections(table, day, hand, kind, ...)``  every correction (COR-1..5), oldest first
 ==========================================  ====================================================
 """
 
 from __future__ import annotations
 
+import copy
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from ledger.errors import NotFound
+from projections import correction_queries as cq
 from projections.db import Row, Store
 from projections.hands import COLUMNS as HAND_COLUMNS
 from projections.hands import JSON_COLUMNS
@@ -67,13 +72,24 @@ class ReadModel:
 
     def __init__(self, app: Any, *, ensure_schema: bool = True) -> None:
         self.store = Store(app.recorder)
-        if ensure_schema:
+        if ensure_schema and not getattr(app, "replica", False):  # a standby creates nothing
             from projections.runner import Runner
 
             Runner(app).setup()
 
     def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[Row]:
         return self.store.fetchall(sql, params)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[ReadModel]:
+        """These queries, all reading one consistent snapshot of the store for the duration
+        of the block (an export's files agree with each other while tables play)."""
+        from projections.audit.reader import pinned
+
+        with pinned(self.store) as store:
+            view = copy.copy(self)
+            view.store = store
+            yield view
 
     # --- tables ----------------------------------------------------------------------------
 
@@ -154,14 +170,19 @@ class ReadModel:
         if not rows:
             raise NotFound("unknown_hand", f"table {code} has no hand {hand_no} in the "
                            "projections", table=code, hand=hand_no)
-        return _full_hand(rows[0], show_hidden)
+        found = _full_hand(rows[0], show_hidden)
+        found["corrections"] = cq.of_hand(self.store, str(code), hand_no)
+        return found
 
     def hands_full(self, *, day: str, table: str | None = None) -> list[Row]:
         """Every hand of a gaming day in full (ended hands only), for exports."""
         where, params = _where(gaming_day=day, table_code=self._code(table))
         rows = self._all(f"SELECT {', '.join(HAND_COLUMNS)} FROM {{proj_hands}}{where} "
                          "AND status <> 'in_progress' ORDER BY table_code, hand_no", params)
-        return [_full_hand(row, False) for row in rows]
+        hands = [_full_hand(row, False) for row in rows]
+        for hand in hands:
+            hand["corrections"] = cq.of_hand(self.store, hand["table_code"], hand["hand_no"])
+        return hands
 
     # --- bankrolls -------------------------------------------------------------------------
 
@@ -313,7 +334,17 @@ class ReadModel:
             row["hold_pct"] = hold_pct(row["house_win_minor"], row["drop_minor"])
             if row["banking"] != "player":
                 row["dp_results_minor"] = None
+        cq.accounting_line(self.store, rows)
         return rows
+
+    def corrections(self, *, table: str | None = None, day: str | None = None,
+                    hand: int | None = None, kind: str | None = None, limit: int = 100,
+                    offset: int = 0) -> list[Row]:
+        """Every correction (COR-1..5): what it corrects, approvers, reason, what it moved,
+        the house's, rake's, cage's and owed accounts' change, and its detail."""
+        where, params = _where(table_code=self._code(table), gaming_day=day, hand_no=hand,
+                               kind=kind)
+        return cq.corrections(self.store, where, params, _page(limit, offset))
 
     def dp_results(self, *, day: str | None = None, table: str | None = None) -> list[Row]:
         """Designated players' results (HCF-14) per table, gaming day and player."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from projections.accounting import Accounting
 from projections.bankrolls import Bankrolls
 from projections.base import View
+from projections.corrections import Corrections
 from projections.coverage import Coverage
 from projections.hands import Hands
 from projections.jackpot import Jackpot
@@ -15,7 +16,8 @@ from projections.wagers import Wagers
 
 VIEW_TYPES: dict[str, type[View]] = {
     view.name: view
-    for view in (Tables, Hands, Bankrolls, Coverage, Rake, Jackpot, Accounting, Wagers, Tray)
+    for view in (Tables, Hands, Bankrolls, Coverage, Rake, Jackpot, Accounting, Wagers, Tray,
+                 Corrections)
 }
 
 

@@ -18,20 +18,28 @@ stored fingerprint differs must be rebuilt before it can be caught up (``project
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import gc
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from ledger.errors import LedgerError, NotFound, StateConflict
-from ledger.persistence import permission_denied
+from ledger.logs import get_logger
+from ledger.persistence import StoreError, permission_denied
+from ledger.pgstore import SCHEMA_LOCK_KEY
 from ledger.table import TableEvent
+from projections import unholdable
 from projections.base import Item, View
-from projections.context import TableDirectory, gaming_day
+from projections.context import TableDirectory
 from projections.db import Store, Tx, iso
 from projections.registry import VIEW_TYPES, view_names
+from projections.unholdable import unholdable_error
 
 Progress = Callable[[int], None]
+log = get_logger("projections.runner")
 TRACKING = "proj_tracking"
 TRACKING_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_tracking} (view TEXT PRIMARY KEY, "
@@ -41,6 +49,39 @@ TRACKING_DDL = (
 
 class _Moved(Exception):
     """Another runner moved a tracking row while this batch was being built."""
+
+
+GC_FIRST_GENERATION = 20_000
+"""Objects allocated between collections of the youngest generation while views are built
+(Python's default is 700). A batch of a thousand events makes tens of thousands of objects,
+nearly all freed by reference counting; with the default, collecting them took about a fifth
+of a rebuild's CPU (each older collection walks every object of the process). Cycles are still
+collected, a little later."""
+_gc_lock = threading.Lock()
+_gc_users = 0
+_gc_saved: tuple[int, int, int] | None = None
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Collect the youngest generation every :data:`GC_FIRST_GENERATION` objects while this
+    runs (in any thread; the thresholds before are restored when the last one ends)."""
+    global _gc_users, _gc_saved
+    with _gc_lock:
+        if _gc_users == 0:
+            saved = gc.get_threshold()
+            if 0 < saved[0] < GC_FIRST_GENERATION:
+                _gc_saved = saved
+                gc.set_threshold(GC_FIRST_GENERATION, *saved[1:])
+        _gc_users += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_users -= 1
+            if _gc_users == 0 and _gc_saved is not None:
+                gc.set_threshold(*_gc_saved)
+                _gc_saved = None
 
 
 @dataclass(frozen=True)
@@ -53,9 +94,14 @@ class ViewStatus:
     """Events in the log after the view's position."""
     outdated: bool
     updated_at: str | None
+    shard: str | None = None
+    """The store's shard in a fleet (``LEDGER_SHARDS``); None for a single store."""
 
     def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        data = dict(self.__dict__)
+        if self.shard is None:
+            del data["shard"]
+        return data
 
 
 class Runner:
@@ -70,7 +116,15 @@ class Runner:
         self.views: list[View] = [VIEW_TYPES[name]() for name in resolve_views(views)]
         self.batch_size = batch_size
         self.directory = TableDirectory(app)
+        from projections.audit.reconcile import GamingDays  # the audit's memo, once a minute
+
+        self._gaming_day = GamingDays(self.day_start)
         self._ready = False
+        self.rejected: list[unholdable.Rejected] = []
+        """Events left out of the views in this runner's batches (``projections.unholdable``)."""
+        self._reported: set[int] = set()
+        self._left_out: set[int] | None = None
+        """Positions recorded in ``proj_rejects``: every view leaves them out alike."""
 
     # --- schema and tracking ---------------------------------------------------------------
 
@@ -86,8 +140,20 @@ class Runner:
         """
         if self._ready:
             return
+        if getattr(self.app, "replica", False):  # a standby (LEDGER_READ_DATABASE_URL): no DDL
+            missing = self._not_set_up()
+            if missing:
+                raise StoreError(
+                    "store_unavailable",
+                    f"the read store has not replayed the read models ({', '.join(missing)}) "
+                    "yet: run `ledger projections update` on the primary, then try again",
+                    views=missing)
+            self._ready = True
+            return
         try:
             with self.store.transaction() as tx:
+                if self.store.postgres:  # processes starting at once: one creates, one by one
+                    tx.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK_KEY,))
                 tx.execute(TRACKING_DDL)
                 for view in self.views:
                     for statement in view.ddl:
@@ -159,23 +225,77 @@ class Runner:
 
     # --- running ---------------------------------------------------------------------------
 
-    def rebuild(self, progress: Progress | None = None, max_batches: int | None = None) -> int:
-        """Empty the views and build them again from the first event."""
+    def rebuild(self, progress: Progress | None = None, max_batches: int | None = None,
+                jobs: int = 1) -> int:
+        """Empty the views and build them again from the first event (``jobs``: processes
+        to spread the tables over, :mod:`projections.rebuild`; a small store stays in one)."""
+        from projections import rebuild as parallel
+
+        if max_batches is None and parallel.worth_it(self, jobs):
+            try:
+                return parallel.rebuild(self, jobs, progress)
+            except unholdable.TotalsOverflow as exc:  # the views' totals past their columns
+                log.warning("rebuild_in_one_process", why=str(exc))
         self.reset()
         return self.catch_up(progress, max_batches)
 
-    def reset(self) -> None:
-        """Empty the views' tables and set their positions to zero, in one transaction."""
+    def reset(self, *, position: int = 0, building: bool = False) -> None:
+        """Empty the views' tables and set their positions, in one transaction. ``building``:
+        marked as being built by several processes (outdated until :meth:`built`)."""
         self.setup()
         with self.store.transaction() as tx:
             for view in self.views:
                 for table in view.tables:
                     tx.execute(f"DELETE FROM {{{table}}}")
-                tx.execute(
-                    "UPDATE {proj_tracking} SET position = 0, fingerprint = ?, updated_at = ? "
-                    "WHERE view = ?",
-                    (self.fingerprint(view), iso(datetime.now(UTC)), view.name),
-                )
+                self._track(tx, view, position, building)
+            if {v.name for v in self.views} >= set(view_names()):  # every view: judged again
+                tx.execute(unholdable.REJECTS_DDL)
+                tx.execute("DELETE FROM {proj_rejects}")
+        self._reported.clear()
+        self._left_out = None
+
+    def built(self, position: int) -> None:
+        """The views hold every event up to ``position``: track them there, current."""
+        with self.store.transaction() as tx:
+            for view in self.views:
+                self._track(tx, view, position, False)
+
+    def _track(self, tx: Tx, view: View, position: int, building: bool) -> None:
+        fingerprint = ("building;" if building else "") + self.fingerprint(view)
+        tx.execute(
+            "UPDATE {proj_tracking} SET position = ?, fingerprint = ?, updated_at = ? "
+            "WHERE view = ?", (position, fingerprint, iso(datetime.now(UTC)), view.name),
+        )
+
+    def replay_streams(self, streams: set[Any], head: int,
+                       progress: Progress | None = None) -> int:
+        """Write the rows of the events of ``streams`` (table ids) up to log position ``head``,
+        one transaction per batch, without moving the tracking rows (a rebuild in several
+        processes: each writes its own tables' rows); the number of events written."""
+        with fewer_collections():
+            return self._replay_streams(streams, head, progress)
+
+    def _replay_streams(self, streams: set[Any], head: int, progress: Progress | None) -> int:
+        done, position = 0, 0
+        while position < head:
+            notes = self.app.recorder.select_notifications(
+                position, self.batch_size, inclusive_of_start=False, stop=head)
+            if not notes:
+                break
+            position = int(notes[-1].id)
+            mine = [n for n in notes if n.originator_id in streams]
+            if mine:
+                try:
+                    self._write_apart(self._decode(mine))
+                except Exception as exc:  # in one process, the event is found and left out
+                    if not unholdable_error(exc):
+                        raise
+                    raise unholdable.TotalsOverflow(
+                        f"log positions up to {position}: {type(exc).__name__}") from None
+                done += len(mine)
+            if progress is not None:
+                progress(len(mine))
+        return done
 
     def catch_up(self, progress: Progress | None = None, max_batches: int | None = None) -> int:
         """Process every event the views have not seen; the number of events read.
@@ -185,6 +305,10 @@ class Runner:
         """
         self.setup()
         self._check_fingerprints()
+        with fewer_collections():
+            return self._catch_up(progress, max_batches)
+
+    def _catch_up(self, progress: Progress | None, max_batches: int | None) -> int:
         done, batches = 0, 0
         while max_batches is None or batches < max_batches:
             with self.store.transaction(commit=False) as tx:
@@ -197,7 +321,7 @@ class Runner:
                 break
             items = self._decode(notes)
             try:
-                self._apply(items, positions, int(notes[-1].id))
+                self._apply_screened(items, positions, int(notes[-1].id))
             except _Moved:
                 continue
             done += len(notes)
@@ -215,16 +339,18 @@ class Runner:
             raise StateConflict(
                 "projection_outdated",
                 f"view(s) {', '.join(stale)} were built by another version or with another "
-                "gaming-day start; run `ledger projections rebuild"
+                "gaming-day start, or no longer match the events (`ledger audit verify` "
+                "found a projection_mismatch); run `ledger projections rebuild"
                 + (f" --view {stale[0]}`" if len(stale) == 1 else "`"),
                 views=stale,
             )
 
     def _decode(self, notes: Sequence[Any]) -> list[Item]:
         events: list[tuple[int, TableEvent]] = []
+        decode = self.app.mapper.to_domain_event
         for note in notes:
             try:
-                event: TableEvent = self.app.mapper.to_domain_event(note)
+                event: TableEvent = decode(note)
             except Exception as exc:
                 raise LedgerError(
                     "undecodable_event",
@@ -236,6 +362,7 @@ class Runner:
             events.append((int(note.id), event))
         self.directory.load({e.originator_id for _, e in events})
         items = []
+        day_of = self._gaming_day
         for position, event in events:
             info = self.directory.get(event.originator_id)
             if info is None:
@@ -244,9 +371,89 @@ class Runner:
                     f"stream {event.originator_id} has no TableOpened event; run "
                     "`ledger audit verify`", position=position,
                 )
-            day = gaming_day(event.timestamp, info.timezone, self.day_start)
-            items.append(Item(position, event, info, day, iso(event.timestamp)))
-        return items
+            moment = event.timestamp
+            items.append(Item(position, event, info, day_of(moment, info.timezone),
+                              iso(moment)))
+        return self._screen(items)
+
+    def _screen(self, items: list[Item]) -> list[Item]:
+        """``items`` without the events that hold a number no view can store, each reported
+        once (:meth:`_leave_out`; :mod:`projections.unholdable`)."""
+        if self._left_out is None:  # what the views left out before, a total, say
+            self._left_out = {r.position for r in unholdable.recorded(self.store)}
+        rejected = unholdable.screen(items)
+        if not rejected and not self._left_out:
+            return items
+        self._leave_out(rejected)
+        left = {r.position for r in rejected} | self._left_out
+        return [i for i in items if i.position not in left]
+
+    def _leave_out(self, rejected: list[unholdable.Rejected]) -> None:
+        """Report events left out of the views: the log, ``proj_rejects``, :attr:`rejected`."""
+        fresh = [r for r in rejected if r.position not in self._reported]
+        if not fresh:
+            return
+        try:
+            unholdable.record(self.store, fresh)
+        except Exception as exc:
+            if not permission_denied(exc):
+                raise
+        for r in fresh:
+            log.warning("event_left_out_of_views", table=r.table_code, version=r.version,
+                        position=r.position, why=r.why)
+            self._reported.add(r.position)
+            if self._left_out is not None:
+                self._left_out.add(r.position)
+        self.rejected.extend(fresh)
+
+    def left_out(self) -> list[unholdable.Rejected]:
+        """Every event the views of this store left out (``proj_rejects``)."""
+        return unholdable.recorded(self.store)
+
+    def _apply_screened(self, items: list[Item], positions: dict[str, int], last: int) -> None:
+        """:meth:`_apply`; when the store refuses a number all the same (a sum of many events
+        past what a column holds, or a number past a 32-bit column), the first event with which
+        the views cannot be written is found (by halves, each try rolled back), left out and
+        reported like those :meth:`_screen` leaves out, and the batch written without it."""
+        while True:
+            try:
+                self._apply(items, positions, last)
+                return
+            except Exception as exc:
+                if not unholdable_error(exc) or not items:
+                    raise
+                culprit = self._first_unholdable(items, positions)
+                if culprit is None:  # pragma: no cover - the whole batch failed, no prefix
+                    raise unholdable.overflow(items, last, exc) from None
+                item = items[culprit]
+                self._leave_out([unholdable.Rejected(
+                    item.code, item.version, item.position,
+                    "with it a total of the views would be outside what their columns hold "
+                    f"({type(exc).__name__})")])
+                items = items[:culprit] + items[culprit + 1:]
+
+    def _first_unholdable(self, items: list[Item], positions: dict[str, int]) -> int | None:
+        """The index of the first item whose prefix of ``items`` the views cannot write."""
+        def fits(n: int) -> bool:
+            try:
+                with self.store.transaction(commit=False) as tx:
+                    self._write(tx, self.views, items[:n], positions)
+            except Exception as exc:
+                if unholdable_error(exc):
+                    return False
+                raise
+            return True
+
+        if fits(len(items)):
+            return None
+        low, high = 0, len(items)  # fits(low), not fits(high)
+        while high - low > 1:
+            middle = (low + high) // 2
+            if fits(middle):
+                low = middle
+            else:
+                high = middle
+        return high - 1
 
     def _apply(self, items: list[Item], positions: dict[str, int], last: int) -> None:
         now = iso(datetime.now(UTC))
@@ -260,18 +467,52 @@ class Runner:
                 )
                 if moved != 1:
                     raise _Moved(view.name)
-            try:
-                for view in active:
+            self._write(tx, active, items, positions)
+
+    def _write_apart(self, items: list[Item]) -> None:
+        """The views handle ``items`` reading in one transaction and write their rows in
+        another, which takes the write lock before anything else: processes that write other
+        tables' rows side by side wait for each other only while rows are written (SQLite
+        refuses a read transaction that turns into a write after another one committed)."""
+        try:
+            with self.store.transaction(commit=False) as tx:
+                for view in self.views:
                     view.begin(tx)
+                for view in self.views:
+                    handle = view.handle
+                    for item in items:
+                        handle(item)
+            with self.store.transaction() as tx:
+                tx.execute("UPDATE {proj_tracking} SET position = position WHERE view = ''")
+                for view in self.views:
+                    view.write_with(tx)
+        finally:
+            for view in self.views:
+                view.end()
+
+    @staticmethod
+    def _write(tx: Tx, views: list[View], items: list[Item],
+               positions: dict[str, int] | None) -> None:
+        """Let each view handle the items past its position (all: ``positions`` None), one
+        view after the other (a view reads and buffers only its own rows)."""
+        try:
+            for view in views:
+                view.begin(tx)
+            for view in views:
+                handle = view.handle
+                if positions is None:
+                    for item in items:
+                        handle(item)
+                    continue
+                after = positions[view.name]
                 for item in items:
-                    for view in active:
-                        if item.position > positions[view.name]:
-                            view.handle(item)
-                for view in active:
-                    view.flush()
-            finally:
-                for view in active:
-                    view.end()
+                    if item.position > after:
+                        handle(item)
+            for view in views:
+                view.flush()
+        finally:
+            for view in views:
+                view.end()
 
 
 def resolve_views(names: Sequence[str] | None) -> list[str]:

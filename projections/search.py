@@ -11,9 +11,11 @@ kind and the player's result).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ledger.errors import InvalidInput
+from projections.fleet import by, each, for_table, paged_merge
 from projections.queries import HAND_SUMMARY, MAX_LIMIT, ReadModel, _rules
 from projections.reports.periods import Period
 
@@ -36,6 +38,14 @@ def search_hands(model: ReadModel, *, table: str | None = None, day: str | None 
     """Hand summaries matching every filter given (none: every hand), by table and hand."""
     check_amount("won_min", won_min)
     check_amount("lost_min", lost_min)
+    stores = each(model)
+    if table is not None:
+        model = for_table(model, table)
+    elif len(stores) > 1:  # a fleet: each store's first hands, merged
+        return paged_merge([partial(search_hands, m) for m in stores],
+                           by("table_code", "hand_no"), max(0, min(int(limit), MAX_LIMIT)),
+                           offset, day=day, chosen=chosen, game=game, status=status,
+                           won_min=won_min, lost_min=lost_min)
     where: list[str] = []
     params: list[Any] = []
     if table is not None:

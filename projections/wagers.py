@@ -12,6 +12,10 @@ of seat-hands with that wager, the amount and the sum of the squared amounts (wh
 report needs for the standard deviation of the win when wagers differ in size). Voided and
 cancelled hands return every wager and are left out.
 
+A seat correction (COR-3) puts the player who really sat there on the seat's rows of its
+hands, and a hand correction (COR-1) adds what it gives or takes to the players' results, so
+ratings and a player's hands follow the corrections.
+
 Everything is read from the balanced transfers the events carry (``player:<id>`` to
 ``spot:<seat>:<kind>``), so it is reconcilable with the bankrolls view.
 """
@@ -61,9 +65,20 @@ class Wagers(View):
         self._hands: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
         self._new: set[tuple[str, int, str]] = set()
         self._days: dict[tuple[str, str, str], list[int]] = {}
+        self._seated: list[tuple[Any, ...]] = []
+        self._corrected: list[tuple[Any, ...]] = []
 
     def handle(self, item: Item) -> None:
         event = item.event
+        if isinstance(event, r.SeatCorrected):  # COR-3: who really sat there, for ratings
+            self._seated.append((event.player, item.code, event.seat, event.from_hand,
+                                 event.to_hand, event.recorded_player))
+            return
+        if isinstance(event, r.HandCorrected):  # COR-1: the player's result as corrected
+            self._corrected.extend(
+                (d.amount, item.code, event.hand, accounts.player_id(d.account))
+                for d in event.differences if accounts.is_player(d.account))
+            return
         if not isinstance(event, r.HandRecord):
             return
         key = (item.code, event.hand_no)
@@ -76,7 +91,7 @@ class Wagers(View):
             rows = self._load(key)
             if rows is None:  # a hand event without its start: the audit reports the stream
                 return
-        transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
+        transfers = item.transfers
         for t in transfers:
             for account, sign in ((t.src, -1), (t.dst, 1)):
                 if accounts.is_player(account):
@@ -151,3 +166,9 @@ class Wagers(View):
             "amount_minor = cur.amount_minor + excluded.amount_minor, "
             "square_minor = cur.square_minor + excluded.square_minor",
             [(code, day, kind, *v) for (code, day, kind), v in self._days.items()])
+        self.tx.executemany(
+            "UPDATE {proj_seat_hands} SET player = ? WHERE table_code = ? AND seat = ? AND "
+            "hand_no >= ? AND hand_no <= ? AND player = ?", self._seated)
+        self.tx.executemany(
+            "UPDATE {proj_seat_hands} SET net_minor = net_minor + ? WHERE table_code = ? AND "
+            "hand_no = ? AND player = ?", self._corrected)

@@ -6,12 +6,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import structlog
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ledger import __version__
 from ledger.api import (  # noqa: F401 - reports adds its routes to reads.router
+    accesslog,
     admin,
     audit,
     commands,
@@ -22,30 +24,41 @@ from ledger.api import (  # noqa: F401 - reports adds its routes to reads.router
     tables,
 )
 from ledger.api.auth import Principal, plain_parameters, principal
+from ledger.api.guard import Guard
 from ledger.api.metrics import CONTENT_TYPE, Metrics
 from ledger.api.schemas import nullable_cards
-from ledger.application import LedgerApp
+from ledger.availability import budget
+from ledger.fleet import Ledger, apps_of, home_of, open_ledger
+from ledger.logs import configure
+from ledger.probes import ProbeLog
+from ledger.readstore import open_reader
 from ledger.settings import Settings, get_settings
 from ledger.tokens import TokenStore
 
 DESCRIPTION = """\
 The table ledger over HTTP: table devices send commands, auditors and accountants read.
 
-Every route but `/health` takes `Authorization: Bearer <token>` (tokens are made with
+Every route but `/health` and `/ready` takes `Authorization: Bearer <token>` (tokens are made with
 `ledger tokens create` or `POST /tokens`). Every error is
 `{"error": {"code": ..., "message": ..., "details": {...}}}` with a stable code.
 """
 
 
-def create_app(settings: Settings | None = None, *, ledger: LedgerApp | None = None) -> FastAPI:
-    """The HTTP API over one ledger application (made from ``settings`` unless given)."""
+def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None) -> FastAPI:
+    """The HTTP API over one ledger application, or over the fleet of ``LEDGER_SHARDS``
+    (made from ``settings`` unless given)."""
     settings = settings or get_settings()
+    if not structlog.is_configured():  # e.g. under `uvicorn --factory`: never the defaults,
+        configure(settings.log_level, settings.log_format)  # which print tracebacks' locals
     owned = ledger is None
-    ledger = ledger or LedgerApp(settings)
+    ledger = ledger or open_ledger(settings)
+    replica = open_reader(settings)  # LEDGER_READ_DATABASE_URL: a standby, or None
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
+        if replica is not None:
+            replica.close()
         if owned:
             ledger.close()
 
@@ -61,13 +74,19 @@ def create_app(settings: Settings | None = None, *, ledger: LedgerApp | None = N
     )
     app.state.settings = settings
     app.state.ledger = ledger
-    app.state.tokens = TokenStore(ledger.recorder, settings.api_token_cache_seconds)
+    app.state.reader = replica or ledger  # where the read routes read
+    app.state.stores = [*apps_of(ledger), *([replica] if replica else [])]
+    app.state.tokens = TokenStore(home_of(ledger).recorder, settings.api_token_cache_seconds)
+    app.state.probes = ProbeLog(home_of(ledger).recorder)
     app.state.metrics = metrics = Metrics()
-    app.state.reads = read_side = reads.ReadSide(ledger)
+    app.state.reads = read_side = reads.ReadSide(ledger, replica)
     metrics.lag_source = read_side.lag
     errors.install(app)
     app.add_middleware(_Timing, metrics=metrics)
+    app.add_middleware(Guard)  # request id, token before body, body limit, 500s
+    app.add_middleware(_WaitBudget, seconds=float(settings.connect_timeout))  # around all
     app.include_router(admin.router)
+    app.include_router(accesslog.router)
     app.include_router(commands.router())
     app.include_router(tables.router)
     app.include_router(reads.router)
@@ -134,6 +153,22 @@ class _Timing:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.timed(scope, receive, send)
+
+
+class _WaitBudget:
+    """Each request may wait LEDGER_CONNECT_TIMEOUT seconds in all for the store (a pooled
+    connection, a table's lock, retries): ``ledger.availability``."""
+
+    def __init__(self, app: ASGIApp, seconds: float) -> None:
+        self.app = app
+        self.seconds = seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        with budget(self.seconds):
+            await self.app(scope, receive, send)
 
 
 def factory() -> Any:

@@ -1,10 +1,10 @@
 """Who is asking: bearer tokens to principals, and the checks each route declares.
 
-Every route but ``/health`` depends on :func:`principal`; a missing, unknown or revoked token is
-a 401 (``missing_token`` / ``invalid_token``; unknown and revoked look alike to the client, the
-log tells them apart). A role that may not use a route gets a 403 ``forbidden``; a device token
-naming another table gets ``table_not_in_scope``, a seat-bound one naming another seat
-``seat_not_in_scope``.
+Every route but ``/health`` and ``/ready`` depends on :func:`principal`; a missing, unknown or
+revoked token is a 401 (``missing_token`` / ``invalid_token``; unknown and revoked look alike to
+the client, the log tells them apart). A role that may not use a route gets a 403 ``forbidden``;
+a device token naming another table gets ``table_not_in_scope``, a seat-bound one naming another
+seat ``seat_not_in_scope``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from ledger.api.errors import ApiError, log
 from ledger.tokens import TokenStore
@@ -49,12 +50,31 @@ async def principal(
     request: Request,
     credentials: HTTPAuthorizationCredentials | None = Depends(_bearer),  # noqa: B008
 ) -> Principal:
-    if credentials is None or credentials.scheme.lower() != "bearer":
+    known = request.scope.get("state", {}).get("principal")
+    if isinstance(known, Principal):  # authenticated before its body was read (api.guard)
+        return known
+    return await authenticated(request)
+
+
+async def authenticated(request: Request) -> Principal:
+    """:func:`authenticate` on the event loop when the token's lookup is cached (no thread
+    hop), else in a worker thread, so that a slow or unreachable store never stalls the
+    other requests."""
+    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+    store: TokenStore = request.app.state.tokens
+    if scheme.lower() != "bearer" or store.cached(credentials.strip())[0]:
+        return authenticate(request)
+    return await run_in_threadpool(authenticate, request)
+
+
+def authenticate(request: Request) -> Principal:
+    """The principal of ``request``'s bearer token, or a 401 ``missing_token`` /
+    ``invalid_token``."""
+    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not credentials.strip():
         raise ApiError("missing_token", "send Authorization: Bearer <token>")
     store: TokenStore = request.app.state.tokens
-    # Runs on the event loop (no thread hop): a cached lookup most of the time, else one
-    # indexed select.
-    info = store.authenticate(credentials.credentials.strip())
+    info = store.authenticate(credentials.strip())
     if info is None or not info.active:
         if info is not None:
             log.warning("revoked_token_used", token_id=info.token_id, path=request.url.path)
@@ -91,6 +111,7 @@ def require(*roles: str) -> Callable[..., Coroutine[Any, Any, Principal]]:
 async def plain_parameters(request: Request) -> None:
     """Every route: no query parameter twice (none of them is a list) and no NUL character in
     the path or the query (PostgreSQL refuses NUL in text)."""
+    from ledger.bounds import text_problem
     from ledger.errors import InvalidInput
 
     query = request.query_params
@@ -99,8 +120,10 @@ async def plain_parameters(request: Request) -> None:
         raise InvalidInput("invalid_request", f"query parameters given more than once: "
                            f"{', '.join(repeated)}", parameters=repeated)
     texts = [request.url.path, *query.keys(), *query.values()]
-    if any("\x00" in text for text in texts):
-        raise InvalidInput("invalid_request", "the path or query holds a NUL character")
+    problem = next((p for p in map(text_problem, texts) if p is not None), None)
+    if problem is not None:  # NUL (PostgreSQL refuses it in text), controls, surrogates
+        raise InvalidInput("invalid_request", f"the path or query holds a character no "
+                           f"parameter takes: {problem}")
 
 
 def check_table(who: Principal, code: str) -> None:

@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from ledger.api.auth import Principal, check_seat, check_table, require
-from ledger.api.errors import ApiError, responses
+from ledger.api.errors import ApiError, log, responses
 from ledger.api.models import CommandOut, body_model
 from ledger.api.visibility import (
     CardFilter,
@@ -38,6 +38,9 @@ from ledger.commands import (
     CashOut,
     ChangeConfig,
     Command,
+    CorrectHand,
+    CorrectMovement,
+    CorrectSeat,
     CountInventory,
     Credit,
     DealCards,
@@ -47,13 +50,17 @@ from ledger.commands import (
     Reveal,
     SeatPlayer,
     Settle,
+    SettleOwed,
     StartHand,
     UnseatPlayer,
     VoidHand,
     command_from,
 )
 from ledger.errors import LedgerError
+from ledger.fleet import Ledger, app_of
 from ledger.history import hand_events
+from ledger.principals import Actor
+from ledger.probes import record_refusal
 from ledger.records import HAND_ENDINGS, Record
 from ledger.results import hand_results
 
@@ -92,6 +99,17 @@ ENDPOINTS: tuple[Endpoint, ...] = (
              "Count the tray: opening or closing (INV-1)"),
     Endpoint(Fill, "/tables/{code}/fills", "Fill the tray from the cage (INV-2)"),
     Endpoint(Credit, "/tables/{code}/credits", "Credit chips from the tray to the cage (INV-3)"),
+    Endpoint(CorrectHand, "/tables/{code}/corrections/hands",
+             "Correct a settled hand's cards: settle it again, compensate the difference (COR-1)",
+             ("admin",)),
+    Endpoint(CorrectMovement, "/tables/{code}/corrections/movements",
+             "Correct a buy-in, cash-out, fill or credit by a linked movement (COR-2)",
+             ("admin",)),
+    Endpoint(CorrectSeat, "/tables/{code}/corrections/seats",
+             "Correct who sat at a seat for a run of hands (COR-3)", ("admin",)),
+    Endpoint(SettleOwed, "/tables/{code}/corrections/owed",
+             "Pay at the cage what a correction left owed to or by a player (COR-5)",
+             ("admin",)),
 )
 
 
@@ -112,18 +130,21 @@ def run(request: Request, who: Principal, spec: Endpoint, code: str, body: BaseM
         check_seat(who, data.get("seat"))
     name = _NAMES[spec.command]
     metrics = request.app.state.metrics
-    ledger: LedgerApp = request.app.state.ledger
+    held: Ledger = request.app.state.ledger
     try:
         command = command_from(name, data)
+        ledger = app_of(held, command.table)  # in a fleet, the store that holds the table
     except LedgerError:
         metrics.command(name, "rejected")
         raise
     try:
-        result = ledger.execute(command)
+        result = held.execute(command, actor=actor_of(who))
     except LedgerError as exc:
         metrics.command(name, "rejected")
         if who.sees_everything or _sees_all_cards_of(ledger, command.table, who):
             raise
+        if exc.private is not None and exc.private.seat not in who.seats:
+            _record_probe(request, who, command, exc)
         public = exc.public(who.seats)
         if card_texts([public.message, public.details]):
             public = scrub(public, _shown_now(ledger, command.table, who.seats))
@@ -145,6 +166,29 @@ def run(request: Request, who: Principal, spec: Endpoint, code: str, body: BaseM
     found = hand_results(cast(list[Record], events)) if events else None
     answer["results"] = None if found is None else found.model_dump(mode="json")
     return JSONResponse(answer, status_code=200 if result.replayed else 201)
+
+
+def actor_of(who: Principal) -> Actor:
+    """The actor the events of a command sent with ``who``'s token name."""
+    return Actor.token(who.token_id, who.role, who.label)
+
+
+def _record_probe(request: Request, who: Principal, command: Command, exc: LedgerError
+                  ) -> None:
+    """A refusal that depended on cards ``who`` cannot see: recorded (``ledger.probes``)."""
+    assert exc.private is not None
+    ledger: LedgerApp = request.app.state.ledger
+    try:
+        with ledger.peeking(command.table) as table:
+            hand_no = table.state.hand_no
+        record_refusal(
+            request.app.state.probes, table_code=command.table, hand_no=hand_no,
+            seat=exc.private.seat, command=_NAMES[type(command)],
+            action=getattr(command, "action", None), amount=getattr(command, "amount", None),
+            code=exc.code, rule=exc.details.get("rule"), token_id=who.token_id)
+    except Exception as failure:  # the refusal is still answered; the failure is logged
+        log.error("probe_not_recorded", table=command.table, code=exc.code,
+                  token_id=who.token_id, error_class=type(failure).__name__)
 
 
 def _hidden_now(ledger: LedgerApp, code: str, seats: frozenset[int]

@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ledger.bounds import safe_text
 from ledger.commands import classify_problems
 from ledger.errors import (
     ConcurrencyError,
@@ -27,7 +28,7 @@ from ledger.errors import (
     RuleViolation,
     StateConflict,
 )
-from ledger.logs import get_logger
+from ledger.logs import frames, get_logger
 
 log = get_logger("ledger.api")
 
@@ -59,14 +60,19 @@ STATUS_BY_CODE: dict[str, int] = {
     "method_not_allowed": 405,
     "invalid_request": 422,
     "invalid_command": 422,
+    "body_too_large": 413,
     "internal_error": 500,
     "store_unavailable": 503,
+    "view_overflow": 503,
     "store_permission_denied": 503,
     "store_schema_missing": 503,
     # domain codes whose class default does not fit an HTTP request
     "unknown_table": 404,
     "unknown_hand": 404,
     "unknown_token": 404,
+    "unknown_principal": 404,
+    "principal_exists": 409,
+    "table_chain_broken": 409,
     "unknown_rule": 404,
     "unknown_game": 422,
     "seat_empty": 409,
@@ -91,6 +97,7 @@ ERROR_CODES_BY_STATUS: Mapping[int, str] = {
     403: "forbidden, table_not_in_scope, seat_not_in_scope",
     404: "not_found, unknown_table, unknown_hand, unknown_token",
     405: "method_not_allowed",
+    413: "body_too_large (the body is refused before it is read further)",
     409: "the table's state forbids it now: seat_taken, hand_in_progress, table_exists, "
     "command_id_reused, concurrent_updates, ...",
     422: "invalid_request, invalid_command, unknown_card, and the rules' refusals: out_of_turn, "
@@ -130,21 +137,22 @@ def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 def error_response(request: Request, exc: LedgerError, status: int | None = None) -> JSONResponse:
     status = status or status_for(exc)
-    principal = getattr(request.state, "principal", None)
     log.warning(
         "request_refused",
         method=request.method,
         path=request.url.path,
         status=status,
         code=exc.code,
-        token_id=getattr(principal, "token_id", None),
+        token_id=_token_id(request),
+        request_id=_request_id(request),
         client=request.client.host if request.client else None,
     )
     metrics = getattr(request.app.state, "metrics", None)
     if metrics is not None:
         metrics.error(exc.code)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    body = {"error": {"code": exc.code, "message": exc.message, "details": _jsonable(exc.details)}}
+    body = {"error": {"code": exc.code, "message": safe_text(exc.message),
+                      "details": _jsonable(exc.details)}}
     return JSONResponse(body, status_code=status, headers=headers)
 
 
@@ -153,9 +161,22 @@ def _jsonable(value: Any) -> Any:
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, bool | int | float | str):
+    if isinstance(value, str):  # an echoed input may hold a lone surrogate: never fail on it
+        return safe_text(value)
+    if value is None or isinstance(value, bool | int | float):
         return value
-    return str(value)
+    return safe_text(str(value))
+
+
+def _token_id(request: Request) -> str | None:
+    principal = request.scope.get("state", {}).get("principal")
+    token_id = getattr(principal, "token_id", None)
+    return token_id if isinstance(token_id, str) else None
+
+
+def _request_id(request: Request) -> str | None:
+    found = request.scope.get("state", {}).get("request_id")
+    return found if isinstance(found, str) else None
 
 
 async def _ledger_error(request: Request, exc: Exception) -> JSONResponse:
@@ -223,6 +244,13 @@ def allowed_methods(app: FastAPI, path: str) -> list[str]:
 
 
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+    return internal_error_response(request, exc)
+
+
+def internal_error_response(request: Request, exc: Exception) -> JSONResponse:
+    """The answer to an unexpected failure, logged in one line: the error's class, where it
+    was raised in the ledger's code, the request id, the route and the token id. Never the
+    error's message or a traceback (their values would print cards and secrets)."""
     store = _store_failure(request, exc)
     if store is not None:  # the store is down or refuses: the operator's problem, not a bug
         # No traceback: the store's own message says it all, and a traceback's locals would
@@ -233,14 +261,19 @@ async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
         message = store.message if status != 503 else (
             "the event store cannot serve this request now; the failure is logged")
         return error_response(request, ApiError(store.code, message), status)
+    route = getattr(request.scope.get("route"), "path", None)
     log.error(
         "internal_error",
         method=request.method,
-        path=request.url.path,
-        error=repr(exc),
-        exc_info=exc,
+        route=route,
+        path=None if route else request.url.path,
+        request_id=_request_id(request),
+        token_id=_token_id(request),
+        error_class=type(exc).__name__,
+        at=frames(exc.__traceback__),
     )
-    error = ApiError("internal_error", "the ledger failed to answer; the failure is logged")
+    error = ApiError("internal_error", "the ledger failed to answer; the failure is logged "
+                     "under this request id", request_id=_request_id(request))
     return error_response(request, error, 500)
 
 

@@ -12,8 +12,9 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema, create_model
 
 from ledger.api.schemas import Event, GameConfig, HandState
-from ledger.commands import ChangeConfig, Command, OpenTable
+from ledger.commands import PLAYER_PATTERN, ChangeConfig, Command, OpenTable
 from ledger.games.base import Step
+from ledger.principals import PrincipalRole
 from ledger.results import HandResults
 from ledger.tokens import Role
 
@@ -121,6 +122,24 @@ class TokenOut(BaseModel):
 
 class NewTokenOut(TokenOut):
     token: str = Field(description="The bearer token; shown this once, stored only hashed.")
+
+
+class PrincipalIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    principal_id: str = Field(pattern=PLAYER_PATTERN, description="The id commands name.")
+    name: str = Field(min_length=1, max_length=200)
+    role: PrincipalRole
+
+
+class PrincipalOut(BaseModel):
+    principal_id: str
+    name: str
+    role: str
+    created_at: str
+    created_by: str = Field(description="The actor who registered them.")
+    revoked_at: str | None
+    revoked_by: str | None
 
 
 class HealthOut(BaseModel):

@@ -12,21 +12,31 @@ projections' status; a device only its own tables in the table list.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from datetime import date
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pydantic import AfterValidator
 
+from ledger.api.accesslog import log_read
 from ledger.api.auth import Principal, require
 from ledger.api.commands import CODE_PATH
 from ledger.api.errors import responses
+from ledger.api.readmodels import ConfigRow, HandDetail, HandSummary, PlayerHand, TableRow
 from ledger.application import LedgerApp
+from ledger.availability import waiting_for
+from ledger.fleet import Ledger, home_of
+from ledger.persistence import StoreError
+from ledger.readstore import REPLAY_WAIT_S, views_position
+from projections.db import Store
+from projections.fleet import each, read_model, runner
 from projections.queries import MAX_LIMIT, ReadModel
-from projections.runner import Runner
 
 Rows = list[dict[str, Any]]
+POSITION_HEADER = "X-Ledger-Views-Position"
+PRIMARY_POSITION_HEADER = "X-Ledger-Primary-Position"
 MONEY = ("auditor", "accounting")
 DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 
@@ -55,42 +65,77 @@ HAND_NO = Path(ge=1, le=10**9, description="Hand number (1 is the table's first 
 
 
 class ReadSide:
-    """The query layer of one API process, caught up before each read."""
+    """The query layer of one API process, caught up (on the primary) before each read; the
+    queries go to ``reader`` (the read store, a standby, when one is set; else the primary)."""
 
-    def __init__(self, ledger: LedgerApp) -> None:
+    def __init__(self, ledger: Ledger, reader: LedgerApp | None = None) -> None:
         self.ledger = ledger
-        self.runner = Runner(ledger)
-        self.model = ReadModel(ledger)
+        self.reader = reader
+        self.runner = runner(ledger)
+        self.model = read_model(reader or ledger, ensure_schema=reader is None)
+        self._primary = None if reader is None else Store(home_of(ledger).recorder)
         self._lock = threading.Lock()
 
     def fresh(self) -> ReadModel:
-        with self._lock:
+        with waiting_for(self._lock, self.ledger.store_down, "the read models' catch-up"):
             self.runner.catch_up()
         return self.model
 
+    def positions(self) -> dict[str, str]:
+        """After :meth:`fresh`: the answer's headers, how far the views that answer have read
+        the event log (a notification id). On a read store, the primary's position too, after
+        waiting up to ``REPLAY_WAIT_S`` for the standby to replay the catch-up: an answer
+        whose two positions differ may miss the events between them."""
+        if self._primary is None:  # the stores themselves (a fleet's: summed, as its head)
+            total = sum(views_position(m.store) or 0 for m in each(self.model))
+            return {POSITION_HEADER: str(total)}
+        target = views_position(self._primary) or 0
+        deadline = time.monotonic() + REPLAY_WAIT_S
+        while True:
+            found = views_position(self.model.store)
+            if (found is not None and found >= target) or time.monotonic() >= deadline:
+                break
+            time.sleep(0.01)
+        if found is None:
+            raise StoreError("store_unavailable", "the read store has not replayed the views' "
+                             "tables yet; try again in a moment")
+        return {POSITION_HEADER: str(found), PRIMARY_POSITION_HEADER: str(target)}
+
     def lag(self) -> dict[str, int]:
-        return {s.view: s.lag for s in self.runner.status()}
+        """Events not yet projected, per view (summed over a fleet's stores)."""
+        lags: dict[str, int] = {}
+        for s in self.runner.status():
+            lags[s.view] = lags.get(s.view, 0) + s.lag
+        return lags
 
 
-def reads(request: Request) -> ReadModel:
+def reads(request: Request, response: Response) -> ReadModel:
+    """The views, caught up; the answer says how far they have read the event log (on a read
+    store: as far as it has replayed the primary's catch-up)."""
     side: ReadSide = request.app.state.reads
-    return side.fresh()
+    model = side.fresh()
+    response.headers.update(side.positions())
+    return model
 
 
 router = APIRouter(tags=["reads"])
 
 
-def _get(path: str, summary: str, roles: tuple[str, ...], *extra: int
+def _get(path: str, summary: str, roles: tuple[str, ...], *extra: int, model: Any = None
          ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A read route; ``model``: the answer's type (``ledger.api.readmodels``), which the
+    document publishes and the answer is validated against."""
     return router.get(
         path,
         summary=summary,
         description=f"Token: {' or '.join(roles)}.",
         responses=responses(403, 404, *extra),
+        **({"response_model": model} if model is not None else {}),
     )
 
 
-@_get("/tables", "Every table", ("auditor", "accounting", "admin", "device"))
+@_get("/tables", "Every table", ("auditor", "accounting", "admin", "device"),
+      model=list[TableRow])
 def tables(
     who: Principal = Depends(require("auditor", "accounting", "admin", "device")),  # noqa: B008
     read: ReadModel = Depends(reads),  # noqa: B008
@@ -100,7 +145,8 @@ def tables(
     return [t for t in read.tables() if who.may_use_table(t["table_code"])]
 
 
-@_get("/tables/{code}/configs", "Configuration history", ("auditor", "admin"))
+@_get("/tables/{code}/configs", "Configuration history", ("auditor", "admin"),
+      model=list[ConfigRow])
 def configs(
     code: str = CODE_PATH,
     _: Principal = Depends(require("auditor", "admin")),  # noqa: B008
@@ -109,7 +155,7 @@ def configs(
     return read.table_configs(code)
 
 
-@_get("/hands", "Hand summaries", ("auditor",))
+@_get("/hands", "Hand summaries", ("auditor",), model=list[HandSummary | PlayerHand])
 def hands(
     table: str | None = TABLE,
     day: QueryDay = None,
@@ -147,15 +193,21 @@ def hands(
                         won_min=won_min, lost_min=lost_min, limit=limit, offset=offset)
 
 
-@_get("/tables/{code}/hands/{hand_no}", "One hand in full", ("auditor",))
+@_get("/tables/{code}/hands/{hand_no}", "One hand in full", ("auditor",),
+      model=HandDetail)
 def hand(
+    request: Request,
     code: str = CODE_PATH,
     hand_no: int = HAND_NO,
-    _: Principal = Depends(require("auditor")),  # noqa: B008
+    who: Principal = Depends(require("auditor")),  # noqa: B008
     read: ReadModel = Depends(reads),  # noqa: B008
 ) -> dict[str, Any]:
-    """Seats, cards by round (hole cards included), actions, reveals, result and deck."""
-    return read.hand(code, hand_no, show_hidden=True)
+    """Seats, cards by round (hole cards included), actions, reveals, result and deck. A read
+    of a hand in progress (its face-down cards) is recorded in the access log."""
+    found = read.hand(code, hand_no, show_hidden=True)
+    if found.get("status") == "in_progress":
+        log_read(request, who, "hand", table=str(found.get("table_code", code)), hand=hand_no)
+    return found
 
 
 @_get("/tables/{code}/hands/{hand_no}/replay", "Replay a hand with recomputation",
@@ -164,18 +216,22 @@ def replay(
     request: Request,
     code: str = CODE_PATH,
     hand_no: int = HAND_NO,
-    _: Principal = Depends(require("auditor")),  # noqa: B008
+    who: Principal = Depends(require("auditor")),  # noqa: B008
 ) -> dict[str, Any]:
     """The hand decision by decision: the recorded event, what the rules recompute for the
     same command, the rules behind it and whether they agree (the audit's hand replay), with
-    the text of every rule cited (``rule_texts``)."""
+    the text of every rule cited (``rule_texts``). A replay of a hand in progress (its
+    face-down cards) is recorded in the access log."""
     from dataclasses import asdict
 
     from ledger.rulebook import cited
     from projections.audit.handreplay import hand_replay
 
-    result = hand_replay(request.app.state.ledger, code, hand_no)
+    result = hand_replay(request.app.state.reader, code, hand_no)
+    if result.in_progress:
+        log_read(request, who, "hand_replay", table=result.table, hand=hand_no)
     data = asdict(result)
+    data.pop("walked_whole", None)  # how the chain was checked, not what the hand is
     data["ok"] = result.ok
     data["rule_texts"] = {r.id: r.text for r in cited({x for s in result.steps for x in s.rules})}
     return data
@@ -276,6 +332,23 @@ def accounting(
     read: ReadModel = Depends(reads),  # noqa: B008
 ) -> Rows:
     return read.accounting(day=day, table=table)
+
+
+@_get("/corrections", "Corrections of the record (COR-1..5)", MONEY)
+def corrections(
+    table: str | None = TABLE, day: QueryDay = None,
+    hand: int | None = Query(None, ge=1, le=10**9, description="The hand corrected."),
+    kind: Literal["hand", "movement", "seat", "owed"] | None = None,
+    limit: int = LIMIT,
+    offset: int = OFFSET,
+    _: Principal = Depends(require(*MONEY)),  # noqa: B008
+    read: ReadModel = Depends(reads),  # noqa: B008
+) -> Rows:
+    """Every correction, oldest first: what it corrects (the hand, the original event), the
+    approvers and the reason, what it moved, the house's, rake's, cage's and owed accounts'
+    change, and its detail (corrected cards, the settlement again, differences, transfers)."""
+    return read.corrections(table=table, day=day, hand=hand, kind=kind, limit=limit,
+                            offset=offset)
 
 
 @_get("/accounting/days", "Gaming days with activity", MONEY)

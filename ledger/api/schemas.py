@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ledger.api.visibility import CARD_PATTERN
 from ledger.games.registry import GAMES
+from ledger.principals import Actor
 from ledger.table import EVENT_TYPES
 
 _CONFIGS = tuple(game.config_type for game in GAMES.values())
@@ -48,6 +49,9 @@ def event_model(name: str) -> type[BaseModel]:
         "version": (int, Field(description="The table's version after this event.")),
         "timestamp": (str, Field(description="When it was recorded (ISO-8601 UTC).")),
         "command_id": (str | None, None),
+        "actor": (Actor | None, Field(default=None, description=(
+            "Who sent the command: token:<id> with the token's role and label, or cli:<name>; "
+            "null in events recorded before actors existed."))),
         "prev_hash": (str | None, Field(default=None, description=(
             "SHA-256 chain digest of the previous event; only for auditors."))),
     }

@@ -5,12 +5,13 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
+from ledger.api.accesslog import log_read
 from ledger.api.auth import Principal, check_table, require
 from ledger.api.commands import CODE_PATH
 from ledger.api.errors import responses
 from ledger.api.models import TableOut
 from ledger.api.visibility import hidden_cards, mask, sees_all_cards
-from ledger.application import LedgerApp
+from ledger.fleet import Ledger, app_of
 
 READERS = ("device", "auditor", "accounting", "admin")
 
@@ -25,7 +26,9 @@ router = APIRouter(tags=["tables"])
     "Token: any role; a device token only for its own tables. Only an auditor's token sees "
     "face-down cards (a seat-bound device token sees its own seat's); undealt cards are never "
     "shown. `public=true`: the table as the public sees it, every face-down card masked "
-    "whoever asks (the console's overview; an auditor's read of it shows no hole card).",
+    "whoever asks (the console's overview; an auditor's read of it shows no hole card). A "
+    "read that shows every face-down card of the hand in progress (an auditor's) is recorded in "
+    "the access log.",
     responses=responses(403, 404),
 )
 def table_state(
@@ -36,8 +39,9 @@ def table_state(
 ) -> JSONResponse:
     check_table(who, code)
     seats: frozenset[int] = frozenset() if public else who.seats
-    ledger: LedgerApp = request.app.state.ledger
-    with ledger.reading(code) as table:
+    held: Ledger = request.app.state.ledger
+    ledger = app_of(held, code)  # in a fleet, the store that holds the table
+    with held.reading(code) as table:
         state = table.state
         hand = None if state.hand is None else state.hand.model_dump(mode="json")
         full = sees_all_cards(who, table) and not public
@@ -47,6 +51,14 @@ def table_state(
         if not full and hand is not None:
             hidden = hidden_cards(ledger, table, seats)
             hand = mask(hand, state.game.hand_type, hidden.__contains__)
+        if hand is not None and full and who.role != "device":
+            # The access log: a reader shown every face-down card (the auditor). A device sees
+            # only what its seat holds or what it reported itself (a recorded table's dealer
+            # terminal): its polling is not an access to anyone else's cards.
+            face_down = len(hidden_cards(ledger, table, frozenset()))
+            if face_down:
+                log_read(request, who, "table_state", table=state.code, hand=state.hand_no,
+                         face_down_cards_shown=face_down)
         # Sent as is: the document types the shape (TableOut), and a masked card is null where
         # the hand's model has a card.
         return JSONResponse({

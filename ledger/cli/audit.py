@@ -33,8 +33,18 @@ audit_app = typer.Typer(
 app.add_typer(audit_app)
 SHOWN = 50
 SEAL_OPTION = typer.Option(
-    None, "--seal", help="Also check the heads sealed in this file (`ledger audit seal`): "
-    "detects a rewritten history and a truncated tail. Needs LEDGER_SEAL_KEY.")
+    None, "--seal", help="Also check the store against this seal (`ledger audit seal`; repeat "
+    "for more, or give a directory: its seal-*.json files): a rewritten history, a cut tail, a "
+    "deleted table, other balances, a missing day in the chain of seals. With --day D and the "
+    "seal of D-1 the audit is incremental: it starts from that seal's heads.")
+PREVIOUS_OPTION = typer.Option(
+    None, "--previous", help="The seal of the day before (default: seal-(D-1).json beside the "
+    "output file).")
+PUBLIC_KEY_OPTION = typer.Option(
+    None, "--public-key", envvar="LEDGER_SEAL_PUBLIC_KEY", show_envvar=False,
+    help="The public key the seals were signed with (ed25519:<hex>, or a file holding it; "
+    "default LEDGER_SEAL_PUBLIC_KEY). Seals of the first format (HMAC) need LEDGER_SEAL_KEY "
+    "instead.")
 SEAL_OUT_OPTION = typer.Option(
     None, "--out",
     help="File to write (default: seal-DAY.json in the current directory, e.g. "
@@ -50,45 +60,68 @@ def verify(
     as_json: bool = typer.Option(
         False, "--json", help='Print one object: {"tables", "hands_checked", "events_checked",'
         ' "discrepancies": [{"table", "hand", "kind", "expected", "recorded", "rule"}],'
-        ' "chain_ok", "conservation_ok"}.'),
-    seal: Path | None = SEAL_OPTION,
+        ' "chain_ok", "conservation_ok", "seal_ok", "events_read", "incremental_from",'
+        ' "decks_unchecked"}.'),
+    seal: list[Path] | None = SEAL_OPTION,
+    public_key: str | None = PUBLIC_KEY_OPTION,
+    jobs: int | None = typer.Option(
+        None, "--jobs", min=1, help="Processes to audit the tables with, side by side "
+        "(default: the number of cores; a store of fewer than 20,000 events, or an audit with "
+        "seals, is audited in one)."),
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Replay every hand from the stored events, recompute every settlement, rake and jackpot
     movement with the rules and configuration in force at the time, and compare with what was
     recorded; check each table's hash chain and the command log's copy of every event, that
     every event's transfers balance, that wager spots and pots are empty between hands, and
-    that all accounts sum to the net cage movements.
+    that all accounts sum to the net cage movements; recompute the read models' totals and
+    compare them with the stored views (`projection_mismatch`). Everything is read in one
+    consistent snapshot of the store, so tables may play meanwhile.
 
     Exit status 0 only when everything holds; 1 when a discrepancy is found (each is listed
     with its table, hand, kind, expected and recorded values and rule id); 2 on bad input."""
-    from projections.audit.seal import read_seal, seal_key
+    from ledger.fleet import log_head, table_guard
+    from projections.audit import keys
+    from projections.audit.parallel import default_jobs
+    from projections.audit.seal import FORMAT_V1, read_seals, seal_key
     from projections.audit.verify import verify as run
     from projections.context import parse_day
 
-    with ledger_app(database_url) as ledger:
-        sealed = read_seal(seal) if seal is not None else None
-        key = seal_key(ledger.settings) if sealed is not None else None
-        head = int(ledger.recorder.max_notification_id() or 0)
+    with ledger_app(database_url, reading=True) as ledger, table_guard(ledger, table):
+        seals = read_seals(list(seal or []))
+        key = seal_key(ledger.settings) if any(s["format"] == FORMAT_V1 for s in seals) \
+            else None
+        public = keys.public_key(public_key) if public_key else None
+        head = log_head(ledger)
         with progress_bar(head, "audit") as advance:
-            report = run(ledger, table=table, day=day, seal=sealed, seal_key=key,
-                         progress=advance)
+            report = run(ledger, table=table, day=day, seals=seals, public_key=public,
+                         seal_key=key, progress=advance, jobs=jobs or default_jobs())
         if day is not None:
             report_day(ledger, parse_day(day), table)
     if as_json:
         typer.echo(json.dumps(report.as_dict()))
     else:
-        _print_report(report.as_dict(), day)
+        _print_report(report.as_dict(), day, sealed=len(seals))
     raise typer.Exit(0 if report.ok else 1)
 
 
-def _print_report(data: dict[str, Any], day: str | None) -> None:
+def _print_report(data: dict[str, Any], day: str | None, *, sealed: int = 0) -> None:
     console = out_console()
     scope = f" (hands of gaming day {day})" if day else ""
     console.print(f"tables {len(data['tables'])}, hands checked {data['hands_checked']}{scope}, "
                   f"events checked {data['events_checked']}", highlight=False)
     console.print(f"hash chains: {'intact' if data['chain_ok'] else '[red]BROKEN[/]'}; "
-                  f"conservation: {'holds' if data['conservation_ok'] else '[red]VIOLATED[/]'}")
+                  f"conservation: {'holds' if data['conservation_ok'] else '[red]VIOLATED[/]'}"
+                  + ("" if not data["seal_ok"] or not sealed
+                     else f"; seals: {sealed} signed and linked")
+                  + ("" if data["seal_ok"] else "; seals: [red]NOT VALID[/]"))
+    if data.get("incremental_from"):
+        console.print(f"incremental: from the seal of {data['incremental_from']}, "
+                      f"{data['events_read']} events read", highlight=False)
+    for hand in data.get("decks_unchecked", []):
+        console.print(f"not checked: {escape(hand['table'])} hand {hand['hand']} was voided "
+                      "without its deck (the deck key in use could not open it): its deals "
+                      "cannot be checked against its deck commitment (COM-8)", highlight=False)
     found = data["discrepancies"]
     if not found:
         console.print("[green]no discrepancies[/]: every recorded decision is what the rules "
@@ -124,14 +157,28 @@ def hand(
     with the rule id behind each decision, the time (UTC and the table's local time), the deck
     commitment checked (COM-8) and each seat's result. Exit status 1 when the two differ
     anywhere."""
+    from ledger.access import record_access
+    from ledger.cli.replay import stored_head, vouch
+    from ledger.fleet import app_of, table_guard
     from ledger.history import hand_events
+    from ledger.readstore import primary_of
     from ledger.records import Record
     from ledger.results import hand_results
+    from ledger.table import table_id
     from projections.audit.handreplay import hand_replay
 
-    with ledger_app(database_url) as ledger:
+    with ledger_app(database_url, reading=True) as ledger, table_guard(ledger, table):
+        holder, tid = app_of(ledger, table), table_id(table)
+        head = stored_head(holder, tid)  # read before the replay's walk of the chain
         replay = hand_replay(ledger, table, hand_no)
+        if not replay.chain_breaks and replay.walked_whole:  # the load need not walk it again
+            vouch(holder, tid, head)
         results = hand_results(cast(list[Record], hand_events(ledger, table, hand_no)))
+        if replay.in_progress:
+            with primary_of(ledger) as writer:  # the access log: on the primary
+                record_access(writer, who=ledger.actor.id, what="hand_replay",
+                              table=replay.table, hand=hand_no,
+                              detail={"command": "ledger audit hand"})
     width = shutil.get_terminal_size((160, 24)).columns if sys.stdout.isatty() else 160
     for line in render_replay(replay, width, results=results, rule_texts=rule_texts):
         typer.echo(line)
@@ -153,6 +200,11 @@ def render_replay(replay: Any, width: int, *, results: Any = None,
     out = [f"table {replay.table} hand {replay.hand_no} ({replay.game}, amounts in "
            f"{replay.currency}, times UTC (Z) and {zone}): each recorded event beside what the "
            "rules in force produce for the same command", ""]
+    from projections.audit.chain import breaks_text
+
+    warning = breaks_text(replay.table, replay.chain_breaks) if replay.chain_breaks else None
+    if warning:
+        out[:0] = [warning, ""]
     cites: set[str] = set()
     for step in replay.steps:
         cites.update(step.rules)
@@ -160,7 +212,8 @@ def render_replay(replay: Any, width: int, *, results: Any = None,
             step.agrees]
         at = stamp(datetime.fromisoformat(step.at.replace("Z", "+00:00")), zone)
         head = f"v{step.version}  {at}  {step.event}" + (
-            f" ({step.command})" if step.command else "")
+            f" ({step.command})" if step.command else "") + (
+            f"  by {step.actor}" if step.actor else "")
         rules = f"rules {', '.join(step.rules)}" if step.rules else ""
         out.append(f"{head}  {rules}".ljust(width - len(verdict) - 1) + " " + verdict)
         right = step.recomputed if step.recomputed is not None else [
@@ -183,7 +236,7 @@ def render_replay(replay: Any, width: int, *, results: Any = None,
     if results is not None:
         out.extend(results_lines(results, replay.currency))
     out.append("every decision agrees with the rules" if replay.ok else
-               "the record differs from the rules (see above)")
+               warning or "the record differs from the rules (see above)")
     if rule_texts:
         out.append("")
         out.extend(f"{rule.id}: {rule.text.replace('**', '')}" for rule in cited(cites))
@@ -201,29 +254,43 @@ def _wrapped(lines: list[str], width: int) -> list[str]:
 def seal(
     day: str = typer.Option(..., "--day", help="Gaming day to seal (YYYY-MM-DD)."),
     out: Path | None = SEAL_OUT_OPTION,
+    previous: Path | None = PREVIOUS_OPTION,
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
-    """Write each table's chain head at the end of the gaming day (last version and its chain
-    digest), signed with HMAC-SHA256 under LEDGER_SEAL_KEY. Keep the file away from the
-    database; `ledger audit verify --seal FILE` checks the store against it.
+    """Seal the gaming day: each table's head at its end (last version, its chain digest, the
+    number of events, every account's balance and the table's state), a digest of each view's
+    totals of the day, and the digest of the previous day's seal, signed with the Ed25519
+    signing key (LEDGER_SIGNING_KEY or its file; `ledger keys create`). Keep the file away
+    from the database; `ledger audit verify --seal FILE --public-key KEY` checks the store
+    against it with the public key only.
+
+    The previous day's seal is taken from --previous, else seal-(D-1).json beside the output
+    file; with it only the events after its heads are read. Without it a new chain starts (a
+    warning says so).
 
     A gaming day that has not started yet at any table is refused (`day_not_started`). A day
     still in progress is sealed with a warning: the heads are those of now, so seal it again
     once the day has ended."""
     from ledger.errors import InvalidInput
-    from projections.audit.seal import make_seal, seal_key, unfinished
+    from projections.audit import keys
+    from projections.audit.seal import make_seal, previous_for, read_seal, unfinished
     from projections.context import parse_day
 
     with ledger_app(database_url) as ledger:
         day = parse_day(day)
         now = datetime.now(UTC)
-        payload = make_seal(ledger, day, seal_key(ledger.settings), now=now)
+        path = out or Path(f"seal-{day}.json")
+        before = read_seal(previous) if previous is not None else previous_for(day, path.parent)
+        payload = make_seal(ledger, day, keys.signing_key(ledger.settings), previous=before,
+                            now=now)
         report_day(ledger, day)
         open_at = unfinished(ledger, day, now=now)
-        path = out or Path(f"seal-{day}.json")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        except FileExistsError:  # mkdir met a file where a directory must be
+            raise InvalidInput("output_not_writable", f"cannot write {path}: {path.parent} or "
+                               "a directory above it is a file, not a directory") from None
         except OSError as exc:
             raise InvalidInput("output_not_writable",
                                f"cannot write {path}: {exc.strerror or exc}") from None
@@ -234,4 +301,9 @@ def seal(
             f"[yellow]warning[/]: gaming day {day} is still in progress at {escape(tables)} "
             f"(it ends at {ends} at the latest): the seal covers their events up to now; seal "
             "the day again once it has ended", highlight=False, soft_wrap=True)
-    typer.echo(f"sealed gaming day {day}: {len(payload['tables'])} table heads -> {path}")
+    if before is None:
+        err_console.print(f"[yellow]warning[/]: no seal of the day before {day} (give "
+                          "--previous): this seal starts a new chain of seals",
+                          highlight=False, soft_wrap=True)
+    typer.echo(f"sealed gaming day {day}: {len(payload['tables'])} table heads, key id "
+               f"{payload['key_id']} -> {path}")

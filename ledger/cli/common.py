@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ledger.errors import LedgerError
-from ledger.logs import configure
-from ledger.settings import Settings, get_settings
+
+if TYPE_CHECKING:  # imported where used: `ledger --help` needs neither settings nor pydantic
+    from pydantic import ValidationError
+
+    from ledger.settings import Settings
 
 err_console = Console(stderr=True)
 WIDE = 1_000
@@ -32,6 +35,11 @@ def out_console() -> Console:
         return Console()
     return Console(width=WIDE, soft_wrap=True)
 
+def minute(stamp: str | None) -> str:
+    """``2026-03-14T21:34:36.123Z`` as ``2026-03-14 21:34`` (it wraps at the space)."""
+    return (stamp or "")[:16].replace("T", " ")
+
+
 DATABASE_OPTION = typer.Option(
     None,
     "--database-url",
@@ -45,6 +53,11 @@ DATABASE_OPTION = typer.Option(
 def settings_for(database_url: str | None) -> Settings:
     """The settings from ``LEDGER_*`` (and ``--database-url``); a bad value ends the command
     with ``invalid_setting``."""
+    from pydantic import ValidationError
+
+    from ledger.logs import configure
+    from ledger.settings import get_settings
+
     try:
         settings = get_settings()
     except ValidationError as exc:
@@ -55,7 +68,8 @@ def settings_for(database_url: str | None) -> Settings:
     return settings
 
 
-SECRET_SETTINGS = {"deck_key", "seal_key", "database_url"}
+SECRET_SETTINGS = {"deck_key", "seal_key", "signing_key", "database_url", "shards",
+                   "read_database_url"}
 """Settings whose value is never repeated in an error (keys, a URL with a password)."""
 
 
@@ -74,14 +88,21 @@ def invalid_setting(exc: ValidationError) -> LedgerError:
 
 
 @contextmanager
-def ledger_app(database_url: str | None, *, allow_seeded: bool = False) -> Iterator[Any]:
-    """The application for the chosen store, closed on exit; domain errors and store failures
-    end the command. ``allow_seeded``: the simulations' seeded tables may be played (COM-8)."""
-    from ledger.application import LedgerApp
+def ledger_app(database_url: str | None, *, allow_seeded: bool = False,
+               reading: bool = False) -> Iterator[Any]:
+    """The application for the chosen store (or the fleet of ``LEDGER_SHARDS``, see
+    ``ledger.fleet``), closed on exit; domain errors and store failures end the command.
+    ``allow_seeded``: the simulations' seeded tables may be played (COM-8).
+    ``reading``: a command that only reads (views, audit, exports) uses the read store
+    (``LEDGER_READ_DATABASE_URL``) when one is set, and reads the views as they stand there."""
+    from ledger.fleet import open_ledger
+    from ledger.readstore import open_reader, read_settings
 
     settings = settings_for(database_url)
-    with handle_errors(settings):
-        app = LedgerApp(settings, allow_seeded=allow_seeded)
+    replica = read_settings(settings) if reading else None
+    with handle_errors(replica or settings):
+        app = (open_reader(settings) if replica else None) or \
+            open_ledger(settings, allow_seeded=allow_seeded)
         try:
             yield app
         finally:
@@ -105,12 +126,130 @@ def handle_errors(settings: Settings | None = None) -> Iterator[None]:
         fail(found)
 
 
+def run(command: Any) -> None:
+    """Run the ``ledger`` command line; whatever ends a command other than its own exit is one
+    ``error [code] message`` line on standard error and exit status 2, never a traceback:
+
+    - a :class:`LedgerError` (the commands' own, raised outside :func:`handle_errors` too);
+    - a usage error (a bad option or argument): ``invalid_argument``;
+    - a store failure (:func:`ledger.persistence.store_error`: ``store_corrupt``,
+      ``store_unavailable``, ``store_permission_denied``, ...);
+    - an operating-system error on a path (a file under a regular file, a directory where a
+      file was meant, an unreadable file): ``invalid_path`` or ``permission_denied``;
+    - anything else: ``internal_error`` naming the error's class and where the ledger's code
+      raised it (``LEDGER_CLI_TRACEBACK=1`` shows the whole traceback instead, for a developer).
+    """
+    try:
+        from typer._click import exceptions as click
+    except ImportError:  # pragma: no cover - a typer that uses click itself
+        from click import exceptions as click  # type: ignore[no-redef]
+
+    try:
+        status = command(standalone_mode=False)
+    except click.UsageError as exc:
+        if isinstance(exc, click.NoArgsIsHelpError):
+            from typer import rich_utils
+
+            rich_utils.rich_format_error(exc)  # the help, as without arguments always
+            status = exc.exit_code
+        else:
+            hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+            _print_error("invalid_argument", exc.format_message() + hint)
+            status = 2
+    except click.ClickException as exc:
+        exc.show()
+        status = exc.exit_code
+    except click.Abort:
+        typer.echo("Aborted!", err=True)
+        status = 1
+    except OSError as exc:  # EPIPE: the reader of the output went away (| head)
+        status = 1 if exc.errno == errno.EPIPE else _unexpected(exc)
+    except LedgerError as exc:
+        _print_error(exc.code, exc.message)
+        status = 2
+    except Exception as exc:
+        status = _unexpected(exc)
+    sys.exit(status if isinstance(status, int) else 0)
+
+
+def _unexpected(exc: Exception) -> int:
+    if os.environ.get("LEDGER_CLI_TRACEBACK", "") not in ("", "0"):
+        raise exc
+    found = cli_error(exc)
+    _print_error(found.code, found.message)
+    return 2
+
+
+def cli_error(exc: BaseException) -> LedgerError:
+    """An error no command handled, as a coded error (see :func:`run`)."""
+    from pydantic import ValidationError
+
+    from ledger.logs import frames
+    from ledger.persistence import sqlite_failure, store_error
+
+    settings = _settings_or_none()
+    found = store_error(exc, settings) if settings is not None else None
+    if found is None:
+        cause: BaseException | None = exc
+        for _ in range(6):  # the driver's error behind the library's wrappers
+            if cause is None:
+                break
+            if type(cause).__module__ == "sqlite3" or type(cause).__name__ == "DatabaseError":
+                found = sqlite_failure(_store_path(settings), cause)
+                if found is not None:
+                    break
+            cause = cause.__cause__ or cause.__context__
+    if found is not None:
+        return found
+    if isinstance(exc, ValidationError):  # a value given on the command line, refused
+        return LedgerError("invalid_argument", "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}"
+            for e in exc.errors(include_url=False)))
+    if isinstance(exc, PermissionError):
+        return LedgerError("permission_denied", f"{exc.strerror or 'permission denied'}: "
+                           f"{exc.filename or ''}".rstrip(": "), path=str(exc.filename))
+    if isinstance(exc, OSError) and exc.errno in (
+            errno.ENOTDIR, errno.EISDIR, errno.ENOENT, errno.EEXIST, errno.ENAMETOOLONG,
+            errno.EINVAL, errno.ELOOP, errno.EROFS, errno.ENOSPC):
+        return LedgerError("invalid_path", f"{exc.strerror or exc}: {exc.filename or ''}"
+                           .rstrip(": "), path=str(exc.filename))
+    where = ", ".join(frames(exc.__traceback__)) or "?"
+    return LedgerError("internal_error", f"an unexpected {type(exc).__name__} at {where} "
+                       "(set LEDGER_CLI_TRACEBACK=1 to see the traceback)",
+                       error_class=type(exc).__name__)
+
+
+def _settings_or_none() -> Settings | None:
+    try:
+        from ledger.settings import get_settings
+
+        return get_settings()
+    except Exception:
+        return None
+
+
+def _store_path(settings: Settings | None) -> str:
+    from ledger.persistence import sqlite_path
+
+    url = settings.database_url.strip() if settings is not None else ""
+    return sqlite_path(url) if url.startswith("sqlite:") else "the store"
+
+
+def _print_error(code: str, message: str) -> None:
+    """``error [code] message`` on one line: control characters of the message (a table code
+    given with an escape sequence, say) are shown escaped, never sent to the terminal."""
+    shown = CONTROL.sub(lambda m: repr(m.group())[1:-1], message.encode(
+        "utf-8", "backslashreplace").decode("utf-8"))  # a lone surrogate as \udfff
+    err_console.print(f"[bold red]error[/] {escape(f'[{code}]')} {escape(shown)}",
+                      highlight=False, soft_wrap=True)
+
+
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
 def fail(exc: LedgerError) -> NoReturn:
     """Print ``error [code] message`` on standard error and exit with status 2."""
-    err_console.print(
-        f"[bold red]error[/] {escape(f'[{exc.code}]')} {escape(exc.message)}", highlight=False,
-        soft_wrap=True,
-    )
+    _print_error(exc.code, exc.message)
     raise typer.Exit(code=2)
 
 
@@ -120,6 +259,14 @@ def progress_bar(total: int, label: str) -> Iterator[Any]:
     if not sys.stderr.isatty():
         yield lambda n=1: None
         return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -135,12 +282,13 @@ def progress_bar(total: int, label: str) -> Iterator[Any]:
 def day_activity(ledger: Any, day: str, table: str | None = None) -> tuple[int, int]:
     """(tables with activity, hands started) on gaming day ``day``, from the projections
     (brought up to date first when this role may; else as they stand)."""
-    from projections.queries import ReadModel
-    from projections.runner import Runner
+    from ledger.readstore import is_replica
+    from projections.fleet import read_model, runner
 
-    with contextlib.suppress(Exception):  # a role that may only read: the views as they are
-        Runner(ledger).catch_up()
-    read = ReadModel(ledger, ensure_schema=False)
+    if not is_replica(ledger):  # a read store's views are as the primary's catch-up left them
+        with contextlib.suppress(Exception):  # a role that may only read: the views as they are
+            runner(ledger).catch_up()
+    read = read_model(ledger, ensure_schema=False)
     tables = {r["table_code"] for r in read.accounting(day=day, table=table)}
     return len(tables), read.count_hands(day=day, table=table)
 

@@ -104,9 +104,10 @@ def demo(
 def _console_tokens(ledger: Any, directory: Path) -> dict[str, Path]:
     """An auditor's and an accountant's token for the console, each written to a file of its
     own under ``directory`` (mode 600; only their SHA-256 is in the store)."""
+    from ledger.fleet import home_of
     from ledger.tokens import TokenStore
 
-    store = TokenStore(ledger.recorder, 0)
+    store = TokenStore(home_of(ledger).recorder, 0)
     directory.mkdir(parents=True, exist_ok=True)
     paths = {}
     for role in ("auditor", "accounting"):
@@ -128,8 +129,9 @@ def _with_tray(ledger: Any, game: str, code: str, hands: int, seed: int, advance
     """A house-banked table opened and closed with tray counts, and a fill half way (INV-1..3):
     the closing count is what the table's events leave in the tray."""
     from ledger.sim.runner import simulate
-    from ledger.sim.tray import count, fill, tray_now
+    from ledger.sim.tray import count, fill, register_signers, tray_now
 
+    register_signers(ledger)
     simulate(ledger, game, code, 0, seed=seed, seeded=True)  # open (seeded) and seat players
     count(ledger, code, "opening", OPENING_TRAY, f"{code}-tray-open")
     first = simulate(ledger, game, code, hands // 2, seed=seed, leave_rate=DEMO_LEAVE_RATE,
@@ -147,19 +149,20 @@ def _with_tray(ledger: Any, game: str, code: str, hands: int, seed: int, advance
 
 def _read_side(ledger: Any, console: Console, out: Path) -> bool:
     """Rebuild the projections, audit every table, write the day's exports; True if clean."""
+    from ledger.fleet import log_head
     from projections.audit import verify
     from projections.context import current_gaming_day
     from projections.exports.accounting import export_accounting
     from projections.exports.hands import export_hands
-    from projections.queries import ReadModel
-    from projections.runner import Runner
+    from projections.fleet import read_model
+    from projections.fleet import runner as make_runner
 
-    runner = Runner(ledger)
+    runner = make_runner(ledger)
     runner.reset()
     with progress_bar(runner.lag(), "projections") as advance:
         events = runner.catch_up(progress=advance)
     console.print(f"projections rebuilt: {len(runner.views)} views, {events} events")
-    head = int(ledger.recorder.max_notification_id() or 0)
+    head = log_head(ledger)
     with progress_bar(head, "audit") as advance:
         report = verify(ledger, progress=advance)
     verdict = "no discrepancies" if report.ok else f"{len(report.discrepancies)} DISCREPANCIES"
@@ -169,7 +172,7 @@ def _read_side(ledger: Any, console: Console, out: Path) -> bool:
         f"{'intact' if report.chain_ok else 'BROKEN'}, conservation "
         f"{'holds' if report.conservation_ok else 'VIOLATED'}; {verdict}"
     )
-    read = ReadModel(ledger)
+    read = read_model(ledger)
     zone = read.tables()[0]["timezone"]
     day = current_gaming_day(zone, ledger.settings.gaming_day_start)
     files = [w.path for w in export_accounting(read, day, out)]
@@ -190,6 +193,6 @@ def _read_side(ledger: Any, console: Console, out: Path) -> bool:
     workbook, _ = export_workbook(read, period(day=day), out)
     files.append(workbook)
     console.print(f"exports of gaming day {day}: {len(files)} files in {out}/ "
-                  f"(accounting, rake, jackpot, bankrolls, DP results as CSV and JSON Lines; "
-                  f"hands as JSON Lines, PHH and OHH; the accounting workbook)")
+                  "(accounting, rake, jackpot, bankrolls, DP results, corrections as CSV and "
+                  "JSON Lines; hands as JSON Lines, PHH and OHH; the accounting workbook)")
     return report.ok

@@ -25,8 +25,9 @@ def accounting(
     first: str | None = typer.Option(None, "--from", help="First gaming day (xlsx, with --to)."),
     last: str | None = typer.Option(None, "--to", help="Last gaming day (xlsx, with --from)."),
     month: str | None = typer.Option(None, "--month", help="A month, YYYY-MM (xlsx)."),
-    fmt: str = typer.Option("csv", "--format", help="csv (CSV and JSON Lines of one day) or "
-                            "xlsx (one workbook of a day or period, a sheet per dataset)."),
+    fmt: str = typer.Option("csv", "--format", metavar="[csv|xlsx]",
+                            help="csv (CSV and JSON Lines of one day) or xlsx (one workbook of "
+                            "a day or period, a sheet per dataset)."),
     out: Path = OUT_OPTION,
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
@@ -42,19 +43,19 @@ def accounting(
     from ledger.errors import InvalidInput
     from projections.context import parse_day
     from projections.exports.accounting import export_accounting
-    from projections.queries import ReadModel
+    from projections.fleet import read_model
     from projections.reports.periods import period
 
     kind = fmt.lower()
     if kind not in ("csv", "xlsx"):
         fail(InvalidInput("invalid_format", f"unknown format {fmt!r}: csv or xlsx"))
-    with ledger_app(database_url) as ledger:
+    with ledger_app(database_url, reading=True) as ledger:
         chosen = period(day, first, last, month)
         if kind == "xlsx":
             from projections.exports.workbook import export_workbook
 
             catch_up(ledger)
-            path, sheets = export_workbook(ReadModel(ledger), chosen, out)
+            path, sheets = export_workbook(read_model(ledger), chosen, out)
             typer.echo(f"{path}  " + ", ".join(f"{k} {v} rows" for k, v in sheets.items()))
             return
         if day is None:
@@ -63,7 +64,7 @@ def accounting(
         day = parse_day(day)
         catch_up(ledger)
         report_day(ledger, day)
-        written = export_accounting(ReadModel(ledger), day, out)
+        written = export_accounting(read_model(ledger), day, out)
     for w in written:
         typer.echo(f"{w.path}  {w.rows} rows")
 
@@ -85,16 +86,24 @@ def hands(
     skipped. Hands still in progress are left out and counted in the summary. The files
     replace those of an earlier export of the same day (and --table): a PHH directory holds
     this export's files and no others. The projections are brought up to date first."""
+    from ledger.access import record_access
     from ledger.cli.projections import catch_up
+    from ledger.fleet import table_guard
+    from ledger.readstore import primary_of
     from projections.context import parse_day
     from projections.exports.hands import export_hands
-    from projections.queries import ReadModel
+    from projections.fleet import read_model
 
-    with ledger_app(database_url) as ledger:
+    with ledger_app(database_url, reading=True) as ledger, table_guard(ledger, table):
         day = parse_day(day)
         catch_up(ledger)
         report_day(ledger, day, table)
-        result = export_hands(ledger, ReadModel(ledger), day, fmt.lower(), out, table=table)
+        result = export_hands(ledger, read_model(ledger), day, fmt.lower(), out, table=table)
+        with primary_of(ledger) as writer:  # the access log: on the primary
+            record_access(writer, who=ledger.actor.id, what="hands_export",
+                          table=table and table.upper(),
+                          detail={"day": day, "format": fmt.lower(), "hands": result.hands,
+                                  "out": str(out)})
     files = len(result.written)
     shown = result.written if files <= 10 else result.written[:3]
     for w in shown:

@@ -34,15 +34,18 @@ def status(
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Each view's position in the event log, the log's head and the lag (events not yet
-    projected); ``outdated`` views must be rebuilt.
+    projected); ``outdated`` views must be rebuilt. With LEDGER_READ_DATABASE_URL set: those
+    of the read store (a standby), as far as it has replayed the primary.
 
     Exit status 0 when every view can be brought up to date (a lag alone is not a failure);
     1 when any view is outdated (built by another version or with another
     LEDGER_GAMING_DAY_START: run `ledger projections rebuild`); 2 on an error."""
-    from projections.runner import Runner
+    from projections.fleet import runner as make_runner
 
-    with ledger_app(database_url) as ledger:
-        rows = [s.as_dict() for s in Runner(ledger).status()]
+    with ledger_app(database_url, reading=True) as ledger:
+        runner = make_runner(ledger)
+        rows = [s.as_dict() for s in runner.status()]
+        _warn_left_out(runner.left_out())
     code = 1 if any(row["outdated"] for row in rows) else 0
     if as_json:
         for row in rows:
@@ -55,7 +58,8 @@ def status(
     for row in rows:
         state = "OUTDATED: rebuild" if row["outdated"] else ("current" if not row["lag"]
                                                              else "behind")
-        table.add_row(row["view"], str(row["position"]), str(row["head"]), str(row["lag"]),
+        table.add_row(f"{row['shard']}/{row['view']}" if "shard" in row else row["view"],
+                      str(row["position"]), str(row["head"]), str(row["lag"]),
                       state, row["updated_at"] or "-")
     out_console().print(table)
     raise typer.Exit(code)
@@ -64,12 +68,17 @@ def status(
 @projections_app.command("rebuild")
 def rebuild(
     view: list[str] | None = VIEW_OPTION,
+    jobs: int | None = typer.Option(
+        None, "--jobs", min=1, help="Processes to build the tables' rows with, side by side "
+        "(default: the number of cores; a store of fewer than 20,000 events, or of one table, "
+        "is rebuilt in one)."),
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Empty the views (all, or those named with --view) and build them again from the first
-    event, with progress on a terminal. Safe to interrupt: `ledger projections update` goes on
-    from the last batch written."""
-    _run(view, database_url, rebuild=True)
+    event, with progress on a terminal. In one process it is safe to interrupt: `ledger
+    projections update` goes on from the last batch written; a rebuild in several processes
+    that is interrupted leaves the views outdated, to be rebuilt."""
+    _run(view, database_url, rebuild=True, jobs=jobs)
 
 
 @projections_app.command("update")
@@ -94,14 +103,14 @@ def update(
 
 def _follow(view: list[str] | None, database_url: str | None, interval: float) -> None:
     """Poll and catch up until SIGINT or SIGTERM; one line per catch-up that read events."""
-    from projections.runner import Runner
+    from projections.fleet import runner as make_runner
 
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         with ledger_app(database_url) as ledger:
-            runner = Runner(ledger, view)
+            runner = make_runner(ledger, view)
             names = ", ".join(v.name for v in runner.views)
             typer.echo(f"following {names} every {interval:g} s (Ctrl-C to stop)")
             total = 0
@@ -122,24 +131,41 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _run(view: list[str] | None, database_url: str | None, *, rebuild: bool) -> None:
-    from projections.runner import Runner
+def _run(view: list[str] | None, database_url: str | None, *, rebuild: bool,
+         jobs: int | None = None) -> None:
+    from projections.audit.parallel import default_jobs
+    from projections.fleet import runner as make_runner
 
     with ledger_app(database_url) as ledger:
-        runner = Runner(ledger, view)
+        runner = make_runner(ledger, view)
         if rebuild:
-            runner.reset()
-        total = runner.lag()
-        with progress_bar(total, "rebuild" if rebuild else "update") as advance:
-            done = runner.catch_up(progress=advance)
+            total = runner.head()
+            with progress_bar(total, "rebuild") as advance:
+                done = runner.rebuild(progress=advance, jobs=jobs or default_jobs())
+        else:
+            with progress_bar(runner.lag(), "update") as advance:
+                done = runner.catch_up(progress=advance)
         names = ", ".join(v.name for v in runner.views)
     typer.echo(f"{'rebuilt' if rebuild else 'updated'} {names}: {done} events read")
+    _warn_left_out(runner.rejected)
+
+
+def _warn_left_out(rejected: list[Any]) -> None:
+    """Events the views left out (projections.unholdable): reported, the rest went on."""
+    for left in rejected:
+        typer.echo(f"warning: table {left.table_code} version {left.version} (log position "
+                   f"{left.position}) is left out of the views: {left.why}; see the README, "
+                   "'A row the views cannot hold'", err=True)
 
 
 def catch_up(ledger: Any, label: str = "projections") -> int:
-    """Bring every view up to date (used before exports), with progress on a terminal."""
-    from projections.runner import Runner
+    """Bring every view up to date (used before exports), with progress on a terminal; on a
+    read store (a standby, read-only) the views are read as the primary's catch-up left them."""
+    from ledger.readstore import is_replica
+    from projections.fleet import runner as make_runner
 
-    runner = Runner(ledger)
+    if is_replica(ledger):
+        return 0
+    runner = make_runner(ledger)
     with progress_bar(runner.lag(), label) as advance:
         return runner.catch_up(progress=advance)

@@ -15,6 +15,7 @@ import typer
 from ledger.cli import app
 from ledger.cli.common import DATABASE_OPTION, err_console, fail, handle_errors, ledger_app
 from ledger.errors import InvalidInput
+from ledger.money import to_decimal
 
 report_app = typer.Typer(
     name="report",
@@ -33,8 +34,17 @@ CONFIG_FILE = typer.Option(None, "--config", help="A JSON file with the configur
                            "(defaults fill what it leaves out).")
 
 
-def _money(minor: int | None) -> str:
-    return "" if minor is None else f"{minor / 100:,.2f}"
+def _money(minor: int | None, currency: str | None = None) -> str:
+    """Minor units in ``currency``'s decimals (ISO 4217: EUR 12,345.50, JPY 12,345, KWD
+    12.345; two decimals when no currency is named), thousands grouped, never via a float."""
+    return "" if minor is None else f"{to_decimal(int(minor), currency):,f}"
+
+
+def _currencies(ledger: Any) -> dict[str, str]:
+    """Each table's currency, by table code (from the tables view)."""
+    from projections.fleet import read_model
+
+    return {t["table_code"]: t["currency"] for t in read_model(ledger).tables()}
 
 
 def _pct(text: str | None) -> str:
@@ -45,8 +55,9 @@ def _pct(text: str | None) -> str:
 def paytable(
     table: str | None = typer.Option(None, "--table", help="A table's code: its configuration "
                                      "history and the current configuration's figures."),
-    game: str | None = typer.Option(None, "--game", help="With --config: a configuration not "
-                                    "in use (caribbean-stud, high-card-flush, ...)."),
+    game: str | None = typer.Option(
+        None, "--game", metavar="[caribbean-stud|chinese-poker|high-card-flush|stud-hilo]",
+        help="With --config: a configuration not in use."),
     config: Path | None = CONFIG_FILE,
     as_json: bool = JSON,
     database_url: str | None = DATABASE_OPTION,
@@ -62,13 +73,16 @@ def paytable(
 
     if (table is None) == (game is None):
         fail(InvalidInput("invalid_request", "give --table CODE, or --game G with --config FILE"))
+    if table is not None and config is not None:
+        fail(InvalidInput("invalid_request", "--config goes with --game: a table's report uses "
+                          "the table's own configurations"))
     if table is not None:
         from ledger.cli.projections import catch_up
-        from projections.queries import ReadModel
+        from projections.fleet import read_model
 
         with ledger_app(database_url) as ledger, _computing():
             catch_up(ledger)
-            report = table_report(ReadModel(ledger), table)
+            report = table_report(read_model(ledger), table)
     else:
         assert game is not None
         data: dict[str, Any] = {}
@@ -100,14 +114,26 @@ def _computing() -> Iterator[None]:
         yield
 
 
+HEADLINE = (("house_edge", "house edge"), ("element_of_risk", "element of risk"),
+            ("play_probability", "P(play)"), ("dp_qualifies", "DP qualifies"),
+            ("player_expected_per_ante", "player against the DP"),
+            ("flush_bonus_return_against_dp", "Flush Bonus"),
+            ("straight_flush_bonus_return_against_dp", "Straight Flush Bonus"))
+"""The figures shown beside each configuration version of a table's history."""
+
+
 def _print_paytable(report: dict[str, Any]) -> None:
     echo = typer.echo
+    currency = report.get("currency")
     if report.get("table"):
         echo(f"table {report['table']} ({report['game']}, {report['currency']})")
         for c in report["configs"]:
+            figures = [f"{label} {_pct(c[key])}" for key, label in HEADLINE if key in c]
+            if "rake_policy" in c:
+                figures.append(c["rake_policy"])
             echo(f"  config v{c['config_version']}  {c['at']}  approved by {c['approver']} "
                  f"({c['reason']})  digest {c['digest'][:16]}"
-                 + (f"  house edge {_pct(c['house_edge'])}" if "house_edge" in c else ""))
+                 + (f"\n    {', '.join(figures)}" if figures else ""))
     m = report["mathematics"]
     echo(f"mathematics of digest {m['digest'][:16]} (version {m['math_version']}, computed in "
          f"{m['seconds']} s)")
@@ -123,9 +149,11 @@ def _print_paytable(report: dict[str, Any]) -> None:
                  f"{sim['hands']:,}: {_pct(sim['house_edge'])} ± {_pct(sim['stderr'])}")
         jp = m["jackpot"]
         be = jp["break_even_meter_minor"]
-        echo(f"  progressive (CSP-6): wager {_money(jp['wager_minor'])}, return at the seed "
-             f"{_pct(jp['return_at_seed'])}, break-even meter {_money(be) if be else 'none'}")
-        echo("    " + ", ".join(f"meter {_money(r['meter_minor'])}: {_pct(r['return'])}"
+        echo(f"  progressive (CSP-6): wager {_money(jp['wager_minor'], currency)}, return at "
+             f"the seed {_pct(jp['return_at_seed'])}, break-even meter "
+             f"{_money(be, currency) if be else 'none'}")
+        echo("    " + ", ".join(f"meter {_money(r['meter_minor'], currency)}: "
+                                f"{_pct(r['return'])}"
                                 for r in jp["returns"]))
     elif m.get("kind") == "designated-player":
         echo(f"  DP qualifies (HCF-8): {_pct(m['dp_qualifies'])}")
@@ -143,6 +171,8 @@ def _print_paytable(report: dict[str, Any]) -> None:
             for k in ("dp_qualifies", "player", "flush", "straight_flush")))
     else:
         echo(f"  {m.get('note', '')}")
+        if m.get("policy"):
+            echo(f"  rake policy: {m['policy']}")
     if "rake" in report:
         r = report["rake"]
         echo(f"  rake: {r['policy']}; {r['recorded_hands']} hands recorded, expected "
@@ -170,19 +200,20 @@ def hold(
     Columns: the period, month to date, year to date (COMAR 36.05.03.25). Exit status 1 when a
     column is flagged."""
     from ledger.cli.projections import catch_up
-    from projections.queries import ReadModel
+    from projections.fleet import read_model
     from projections.reports.hold import hold_report
 
     chosen = _period(day, first, last, month)
-    with ledger_app(database_url) as ledger:
+    with ledger_app(database_url, reading=True) as ledger:
         catch_up(ledger)
-        report = hold_report(ReadModel(ledger), chosen, table)
+        report = hold_report(read_model(ledger), chosen, table)
     flagged = any(c["flagged"] for t in report["tables"] for c in t["columns"])
     if as_json:
         typer.echo(json.dumps(report, indent=2))
     else:
         for t in report["tables"]:
             typer.echo(f"{t['table']} ({t['game']}, {t['currency']})")
+            cur = t["currency"]
             for c in t["columns"]:
                 expected = c.get("theoretical_win_minor", c.get("expected_rake_minor"))
                 actual = c["win_minor"] if "theoretical_win_minor" in c else c["rake_minor"]
@@ -190,14 +221,15 @@ def hold(
                 low, high = c["interval_minor"]
                 typer.echo(
                     f"  {c['label']:<14} {c['from']}..{c['to']}  hands {c['hands']:>6}  "
-                    f"handle {_money(c['handle_minor'])}  drop {_money(c['drop_minor'])}  "
-                    f"{what} {_money(actual)}  hold {c['hold_pct'] or '-'}%  expected "
-                    f"{_money(expected)} (95%: {_money(low)} .. {_money(high)}, z {c['z']})"
+                    f"handle {_money(c['handle_minor'], cur)}  drop "
+                    f"{_money(c['drop_minor'], cur)}  {what} {_money(actual, cur)}  hold "
+                    f"{c['hold_pct'] or '-'}%  expected {_money(expected, cur)} (95%: "
+                    f"{_money(low, cur)} .. {_money(high, cur)}, z {c['z']})"
                     + ("  FLAGGED" if c["flagged"] else ""))
                 for h in c["flag_hands"]:
                     amount = h.get("house_result_minor", h.get("rake_minor"))
                     typer.echo(f"      hand {h['table']} #{h['hand_no']} ({h['gaming_day']}): "
-                               f"{what} {_money(amount)}")
+                               f"{what} {_money(amount, cur)}")
     if flagged:
         raise typer.Exit(1)
 
@@ -214,24 +246,39 @@ def inventory(
     opening) per gaming day, against the ledger's house win; exit status 1 when a day shows a
     variance."""
     from ledger.cli.projections import catch_up
-    from projections.queries import ReadModel
+    from projections.fleet import read_model
     from projections.reports.inventory import inventory_report
 
     chosen = _period(day, first, last, month)
-    with ledger_app(database_url) as ledger:
+    with ledger_app(database_url, reading=True) as ledger:
         catch_up(ledger)
-        report = inventory_report(ReadModel(ledger), chosen, table)
+        report = inventory_report(read_model(ledger), chosen, table)
+        currencies = _currencies(ledger)
     if as_json:
         typer.echo(json.dumps(report, indent=2))
     else:
         for r in report["rows"]:
+            cur = currencies.get(r["table"])
+
+            def money(key: str, cur: str | None = cur, r: dict[str, Any] = r) -> str:
+                return _money(r[key], cur)
+
             typer.echo(
-                f"{r['table']} {r['gaming_day']}: opening {_money(r['opening_minor'])}, fills "
-                f"{_money(r['fills_minor'])}, credits {_money(r['credits_minor'])}, closing "
-                f"{_money(r['closing_minor'])}, drop {_money(r['drop_minor'])}; win by "
-                f"inventory {_money(r['inventory_win_minor'])}, ledger "
-                f"{_money(r['ledger_win_minor'])}, variance {_money(r['variance_minor'])} "
-                f"({r['status']})")
+                f"{r['table']} {r['gaming_day']} ({cur}): opening {money('opening_minor')}, "
+                f"fills {money('fills_minor')}, credits {money('credits_minor')}, closing "
+                f"{money('closing_minor')}, drop {money('drop_minor')}; win by inventory "
+                f"{money('inventory_win_minor')}, ledger {money('ledger_win_minor')}, "
+                f"variance {money('variance_minor')} ({r['status']})")
+        for t in report["totals"]:
+            cur = currencies.get(t["table"])
+            for c in t["columns"]:
+                typer.echo(
+                    f"{t['table']} {c['label']:<14} {c['from']}..{c['to']} ({cur}): {c['days']} "
+                    f"days ({c['reconciled']} reconciled, {c['variance_days']} with a variance, "
+                    f"{c['incomplete']} incomplete); win by inventory "
+                    f"{_money(c['inventory_win_minor'], cur)}, ledger "
+                    f"{_money(c['ledger_win_minor'], cur)}, variance "
+                    f"{_money(c['variance_minor'], cur)}")
     if any(r["status"] == "variance" for r in report["rows"]):
         raise typer.Exit(1)
 
@@ -247,23 +294,53 @@ def players(
     """Player ratings across tables: hands, time at the tables, average wager, handle,
     theoretical and actual win (what the tables won from the player)."""
     from ledger.cli.projections import catch_up
-    from projections.queries import ReadModel
+    from projections.fleet import read_model
     from projections.reports.players import player_report
 
     chosen = _period(day, first, last, month)
-    with ledger_app(database_url) as ledger:
+    with ledger_app(database_url, reading=True) as ledger:
         catch_up(ledger)
-        report = player_report(ReadModel(ledger), chosen, player)
+        report = player_report(read_model(ledger), chosen, player)
+        currencies = _currencies(ledger)
     if as_json:
         typer.echo(json.dumps(report, indent=2))
         return
     typer.echo(f"{'player':<16} {'tables':>6} {'hands':>6} {'minutes':>8} {'avg wager':>10} "
-               f"{'handle':>12} {'theo win':>10} {'actual win':>11}")
+               f"{'handle':>12} {'theo win':>10} {'actual win':>11} currency")
     for p in report["players"]:
-        typer.echo(f"{p['player']:<16} {p['tables']:>6} {p['hands']:>6} "
-                   f"{p['seconds'] / 60:>8.1f} {_money(p['average_wager_minor']):>10} "
-                   f"{_money(p['handle_minor']):>12} {_money(p['theoretical_win_minor']):>10} "
-                   f"{_money(p['actual_win_minor']):>11}")
+        for cur, t in _by_currency(p["by_table"], currencies).items():
+            typer.echo(f"{p['player']:<16} {t['tables']:>6} {t['hands']:>6} "
+                       f"{t['seconds'] / 60:>8.1f} {_money(t['average_wager_minor'], cur):>10} "
+                       f"{_money(t['handle_minor'], cur):>12} "
+                       f"{_money(t['theoretical_win_minor'], cur):>10} "
+                       f"{_money(t['actual_win_minor'], cur):>11} {cur}")
+        for c in p["columns"][1:]:  # month to date, year to date (COMAR)
+            for cur, t in _by_currency(c["by_table"], currencies).items():
+                typer.echo(f"  {c['label']:<14} {t['tables']:>6} {t['hands']:>6} "
+                           f"{t['seconds'] / 60:>8.1f} "
+                           f"{_money(t['average_wager_minor'], cur):>10} "
+                           f"{_money(t['handle_minor'], cur):>12} "
+                           f"{_money(t['theoretical_win_minor'], cur):>10} "
+                           f"{_money(t['actual_win_minor'], cur):>11} {cur}")
+
+
+def _by_currency(tables: list[dict[str, Any]], currencies: dict[str, str]
+                 ) -> dict[str, dict[str, Any]]:
+    """A player's figures summed per currency of the tables played (amounts of different
+    currencies are never added together), in the order the tables come."""
+    out: dict[str, dict[str, Any]] = {}
+    for t in tables:
+        total = out.setdefault(currencies.get(t["table"], ""), {
+            "tables": 0, "hands": 0, "seconds": 0, "handle_minor": 0,
+            "theoretical_win_minor": 0, "actual_win_minor": 0})
+        total["tables"] += 1
+        for key in ("hands", "seconds", "handle_minor", "theoretical_win_minor",
+                    "actual_win_minor"):
+            total[key] += t[key]
+    for total in out.values():
+        total["average_wager_minor"] = (round(total["handle_minor"] / total["hands"])
+                                        if total["hands"] else 0)
+    return out
 
 
 @app.command("hands")
@@ -278,18 +355,21 @@ def hands(
     """The hands a player took part in, across tables, oldest first (with --from/--to: the
     gaming days in between)."""
     from ledger.cli.projections import catch_up
-    from projections.queries import ReadModel
+    from ledger.fleet import table_guard
+    from projections.fleet import read_model
     from projections.reports.players import player_hands
 
     chosen = None if first is None and last is None else _period(None, first, last, None)
-    with ledger_app(database_url) as ledger:
+    with ledger_app(database_url, reading=True) as ledger, table_guard(ledger, table):
         catch_up(ledger)
-        rows = player_hands(ReadModel(ledger), player, chosen, table, limit)
+        rows = player_hands(read_model(ledger), player, chosen, table, limit)
+        currencies = _currencies(ledger)
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
     for r in rows:
+        cur = currencies.get(r["table_code"])
         typer.echo(f"{r['table_code']} #{r['hand_no']}  {r['gaming_day']}  seat {r['seat']}  "
-                   f"{r['status']}  wagered {_money(r['wagered_minor'])}  result "
-                   f"{_money(r['net_minor'])}")
+                   f"{r['status']}  wagered {_money(r['wagered_minor'], cur)} {cur}  result "
+                   f"{_money(r['net_minor'], cur)} {cur}")
     typer.echo(f"{len(rows)} hands")

@@ -18,8 +18,8 @@ def serve(
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port (0: any free port)."),
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
-    """Serve the HTTP API until interrupted. Every route but /health needs a bearer token:
-    make the first one with `ledger tokens create --role admin`.
+    """Serve the HTTP API until interrupted. Every route but /health and /ready needs a bearer
+    token: make the first one with `ledger tokens create --role admin`.
 
     Once it accepts connections it prints one line with its address, e.g. `serving on
     http://127.0.0.1:8000 (Ctrl-C to stop)` (with `--port 0`, the port it was given)."""

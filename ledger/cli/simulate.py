@@ -45,14 +45,19 @@ def simulate(
         stats = run(ledger, game, code, hands, players=players, seed=seed,
                     leave_rate=leave_rate, seeded=seed is not None,
                     on_hand=lambda _n: advance(1))
-        source = ledger.load(code).state.config.card_source
+        state = ledger.load(code).state
+        source, currency = state.config.card_source, state.currency
     rate = stats.hands / stats.seconds if stats.seconds else 0.0
+
+    def money(amount: int) -> str:  # in the table's currency (ISO 4217 decimals)
+        return format_amount(amount, currency)
+
     typer.echo(
         f"{game} table {code}: {stats.hands} hands, {stats.commands} commands, "
         f"{stats.events} events in {stats.seconds:.1f} s ({rate:.0f} hands/s); "
-        f"chips moved {format_amount(stats.chips_moved)}, "
-        f"house result {format_amount(stats.house_result)}, rake {format_amount(stats.rake)}, "
-        f"jackpot meter {format_amount(stats.jackpot_after)}"
+        f"chips moved {money(stats.chips_moved)}, "
+        f"house result {money(stats.house_result)}, rake {money(stats.rake)}, "
+        f"jackpot meter {money(stats.jackpot_after)} {currency}"
     )
     if seed is not None and source != "seeded":
         typer.echo(f"note: table {code} deals from its {source} source, so --seed repeats the "

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from ledger.cli import app
-from ledger.cli.common import DATABASE_OPTION, ledger_app, out_console
+from ledger.cli.common import DATABASE_OPTION, ledger_app, minute, out_console
 
 tokens_app = typer.Typer(help="Bearer tokens of the HTTP API (stored hashed).",
                          no_args_is_help=True)
@@ -30,10 +30,11 @@ def create(
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Create a token and print it. It is shown this once: only its SHA-256 is stored."""
+    from ledger.fleet import home_of
     from ledger.tokens import TokenStore
 
     with ledger_app(database_url) as ledger:
-        token, info = TokenStore(ledger.recorder).create(
+        token, info = TokenStore(home_of(ledger).recorder).create(
             role, tables=tables or None, seat=seat, label=label
         )
     if as_json:
@@ -51,10 +52,11 @@ def list_tokens(
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """List tokens (never their secrets), revoked ones included."""
+    from ledger.fleet import home_of
     from ledger.tokens import TokenStore
 
     with ledger_app(database_url) as ledger:
-        found = TokenStore(ledger.recorder).all()
+        found = TokenStore(home_of(ledger).recorder).all()
     if as_json:
         for info in found:
             typer.echo(json.dumps(info.as_dict()))
@@ -71,13 +73,8 @@ def list_tokens(
     for info in found:
         table.add_row(info.token_id, info.role, ", ".join(info.tables or ()),
                       "" if info.seat is None else str(info.seat), info.label,
-                      _minute(info.created_at), _minute(info.revoked_at))
+                      minute(info.created_at), minute(info.revoked_at))
     out_console().print(table)
-
-
-def _minute(stamp: str | None) -> str:
-    """``2026-03-14T21:34:36.123Z`` as ``2026-03-14 21:34`` (it wraps at the space)."""
-    return (stamp or "")[:16].replace("T", " ")
 
 
 @tokens_app.command("revoke")
@@ -88,8 +85,9 @@ def revoke(
 ) -> None:
     """Revoke a token: from now on it gets 401 (within LEDGER_API_TOKEN_CACHE_SECONDS in a
     running server)."""
+    from ledger.fleet import home_of
     from ledger.tokens import TokenStore
 
     with ledger_app(database_url) as ledger:
-        info = TokenStore(ledger.recorder).revoke(token_id)
+        info = TokenStore(home_of(ledger).recorder).revoke(token_id)
     typer.echo(f"token {info.token_id} ({info.role}) revoked at {info.revoked_at}")

@@ -26,11 +26,20 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    Strict,
+    model_serializer,
+    model_validator,
+)
 
 from ledger import accounts
+from ledger.bounds import Amount, AmountOrZero
 from ledger.commands import HandCommand
 from ledger.errors import RuleViolation, StateConflict
 from ledger.records import CardSource, HandRecord, Record, Target, Transfer
@@ -39,14 +48,26 @@ from ledger.records import CardSource, HandRecord, Record, Target, Transfer
 class Limits(Record):
     """Minimum and maximum of one wager kind, in minor units (COM-4)."""
 
-    min: int = Field(ge=0)
-    max: int = Field(ge=0)
+    min: AmountOrZero
+    max: AmountOrZero
 
     @model_validator(mode="after")
     def _ordered(self) -> Limits:
         if self.min > self.max:
             raise ValueError(f"minimum {self.min} is above maximum {self.max}")
         return self
+
+
+class CorrectionPolicy(BaseModel):
+    """COR-4: how far back, and above what amount with two approvers, a table's records may be
+    corrected. Defaults (argued in the README): 72 hours, two approvers above 1,000.00 in a
+    currency of two decimals (100,000 minor units)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    window_hours: int = Field(default=72, ge=1, le=24 * 366)
+    second_approver_above: int | None = Field(default=100_000, ge=0)
+    """Minor units a correction may move with one approver; None: one always suffices."""
 
 
 class ConfigBase(BaseModel):
@@ -61,11 +82,27 @@ class ConfigBase(BaseModel):
     card_source: CardSource = "rng"
     """COM-8: ``rng`` (the service shuffles), ``recorded`` (a device reports the cards) or
     ``seeded`` (simulations only: a shuffle anyone can repeat from ``shuffle_seed``)."""
-    shuffle_seed: int | None = None
+    shuffle_seed: Annotated[int, Strict(), Field(ge=0, lt=2**63)] | None = None
     """The seed of a ``seeded`` table's shuffles; only for that source."""
-    max_aggregate_payout: int | None = Field(default=None, gt=0)
+    max_aggregate_payout: Amount | None = None
     """COM-7: one cap per hand on winnings banked by the house or the DP; None means no cap."""
     limits: dict[str, Limits] = Field(default_factory=dict)
+    corrections: CorrectionPolicy | None = None
+    """COR-4: the table's correction limits; None (not shown in the configuration) keeps the
+    defaults of :class:`CorrectionPolicy`."""
+
+    @property
+    def correction_policy(self) -> CorrectionPolicy:
+        return self.corrections or CorrectionPolicy()
+
+    @model_serializer(mode="wrap")
+    def _without_default_policy(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A configuration that never set correction limits is stored as it was before they
+        existed, so tables opened earlier are decided again to the same record."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("corrections", 0) is None:
+            del data["corrections"]
+        return data
 
     @model_validator(mode="after")
     def _seed_with_seeded_source(self) -> ConfigBase:
@@ -236,6 +273,11 @@ class Game(ABC, Generic[C, H]):
             raise RuleViolation(
                 "unknown_buy_in_kind", f"{self.title} has no buy-in of kind {kind!r}", kind=kind
             )
+
+    def check_corrected_amount(self, table: TableView, kind: str, amount: int) -> None:
+        """COR-2: refuse a player's buy-in or cash-out (``kind``) corrected to an amount of
+        chips the game cannot hold (raise a RuleViolation); 0 (it never happened) always
+        passes. Any amount by default."""
 
     def initial_memo(self) -> BaseModel | None:
         return self.memo_type() if self.memo_type is not None else None

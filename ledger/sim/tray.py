@@ -20,6 +20,15 @@ from ledger.history import stream
 DENOMINATIONS = (10_000, 2_500, 500, 100, 25, 5, 1)
 """Chip values in minor units: 100.00, 25.00, 5.00, 1.00, 0.25, 0.05, 0.01."""
 SIGNERS = {"count": ("dealer-ana", "floor-ben"), "fill": ("cage-cleo", "floor-ben")}
+PEOPLE = {"dealer-ana": "Ana (dealer)", "floor-ben": "Ben (floor)", "cage-cleo": "Cleo (cage)"}
+"""The signers' names, registered as floor principals (they sign for the tray, INV-1..3)."""
+
+
+def register_signers(app: LedgerApp) -> None:
+    """Register the simulation's signers as principals, unless they already are."""
+    for principal_id, name in PEOPLE.items():
+        if app.principals.find(principal_id) is None:
+            app.principals.add(principal_id, name, "floor", by=app.actor.id)
 
 
 def chips_for(amount: int) -> dict[int, int]:

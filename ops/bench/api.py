@@ -14,7 +14,11 @@ Workloads:
   them, so this is the one-table ceiling);
 - ``table reads``: ``GET /tables/{code}`` with a device token (hidden cards masked);
 - ``hands``: every client plays Caribbean Stud hands at its own table with the simulator's bot
-  (observe with an auditor token, act with a device token): the mixed load of a real table.
+  (observe with an auditor token, act with a device token): the mixed load of a real table;
+- ``hands from the answers``: every client plays Caribbean Stud hands at its own table as a
+  table device does, from the command answers alone (the step each answer carries: who is to
+  wager or act, what to deal, and the per-seat results that end the hand), with no read in
+  between.
 
 Latency is measured at the client, so it includes HTTP and the client's own share of the two
 cores; the figures are for this machine, with the server and the clients on it.
@@ -137,7 +141,8 @@ def bench(store: str, clients: int, seconds: float) -> None:
     with fresh_store(store) as settings:
         ledger = LedgerApp(settings)
         tokens = TokenStore(ledger.recorder)
-        codes = [f"B-{n}" for n in range(clients)] + ["ONE"]
+        codes = [f"B-{n}" for n in range(clients)] + ["ONE"] + [f"D-{n}" for n in
+                                                                 range(clients)]
         admin = tokens.create("admin")[0]
         device = tokens.create("device", tables=codes)[0]
         auditor = tokens.create("auditor")[0]
@@ -171,6 +176,7 @@ def bench(store: str, clients: int, seconds: float) -> None:
             rate, flat = run_clients(server.url, clients, seconds, read)
             report(store, "table reads", rate, flat)
             hands(store, server.url, clients, seconds, device, auditor)
+            device_hands(store, server.url, clients, seconds, device)
         finally:
             server.stop()
 
@@ -178,7 +184,7 @@ def bench(store: str, clients: int, seconds: float) -> None:
 def hands(store: str, url: str, clients: int, seconds: float, device: str, auditor: str) -> None:
     """Bots play whole hands; requests counted are every command and every observation."""
     profile = profile_for("caribbean-stud")
-    counts = [0] * clients
+    counts, played_hands = [0] * clients, [0] * clients  # warm-up included in both
 
     def work(http: httpx.Client, n: int, k: int) -> None:
         code = f"B-{n}"
@@ -193,12 +199,63 @@ def hands(store: str, url: str, clients: int, seconds: float, device: str, audit
                                          amount=100_000))
         played = play_hand(executor, profile.make_bot(), random.Random(k), ids)
         counts[n] += 2 * played + 1  # each command is preceded by an observation
+        played_hands[n] += 1
 
     rate, flat = run_clients(url, clients, seconds, work)
-    requests = sum(counts)
-    per_hand = requests / max(1, sum(1 for _ in flat))
+    per_hand = sum(counts) / max(1, sum(played_hands))
     report(store, "hands (whole hands)", rate, flat, unit="hands")
     print(f"{store:<8} {'':<24} ~{per_hand:.0f} requests per hand")
+
+
+def device_hands(store: str, url: str, clients: int, seconds: float, device: str) -> None:
+    """A device plays whole hands from the command answers alone: every request is a command
+    and each answer says what the table waits for next (seven players, stacks bought in
+    beforehand, each seat plays or folds at random)."""
+    counts, played_hands = [0] * clients, [0] * clients  # warm-up included in both
+    with httpx.Client(base_url=url) as http:
+        for n in range(clients):
+            for seat in range(1, 8):
+                expect(http.post(f"/tables/D-{n}/buy-ins", headers=bearer(device), json={
+                    "command_id": f"D-{n}-buy-{seat}", "seat": seat, "amount": 10_000_000}),
+                    201)
+
+    def work(http: httpx.Client, n: int, k: int) -> None:
+        code, rng, sent = f"D-{n}", random.Random(k), [0]
+
+        def post(path: str, **body: object) -> dict[str, object]:
+            sent[0] += 1
+            r = http.post(f"/tables/{code}{path}", headers=bearer(device),
+                          json={"command_id": f"d{n}-{k}-{sent[0]}", **body})
+            expect(r, 201)
+            answer: dict[str, object] = r.json()
+            return answer
+
+        answer = post("/hands")
+        wagered: set[int] = set()
+        while answer["results"] is None:
+            step = answer["step"]
+            assert isinstance(step, dict)
+            kind, seats = step["kind"], set(step["seats"])
+            if kind == "wager" and seats - wagered:
+                seat = min(seats - wagered)
+                wagered.add(seat)
+                answer = post("/hands/current/wagers", seat=seat, kind="ante", amount=1_000)
+            elif kind in ("wager", "deal"):
+                answer = post("/hands/current/deal")
+            elif kind == "act":
+                answer = post("/hands/current/actions", seat=min(seats),
+                              action="play" if rng.random() < 0.7 else "fold")
+            elif kind in ("reveal", "settle"):
+                answer = post(f"/hands/current/{kind}")
+            else:
+                raise RuntimeError(f"unexpected step {step}")
+        counts[n] += sent[0]
+        played_hands[n] += 1
+
+    rate, flat = run_clients(url, clients, seconds, work)
+    per_hand = sum(counts) / max(1, sum(played_hands))
+    report(store, "hands from the answers", rate, flat, unit="hands")
+    print(f"{store:<8} {'':<24} ~{per_hand:.0f} requests per hand, no reads")
 
 
 def main() -> None:

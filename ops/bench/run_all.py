@@ -18,6 +18,11 @@ QUICK_ARGS: dict[str, list[str]] = {
     "api.py": ["--seconds", "1", "--clients", "4"],
     "ledger_commands.py": ["--hands", "100", "--history", "5000"],
     "read_side.py": ["--hands", "50"],
+    "corrections.py": ["--hands", "50"],
+    "read_store.py": ["--reads", "50", "--pairs", "20"],
+    "incremental_audit.py": ["--days", "2,4", "--hands", "5"],
+    "access_log.py": ["--rows", "100"],
+    "capacity.py": ["--hands", "2", "--tables", "2", "--only", "1,4"],
 }
 
 

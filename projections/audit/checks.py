@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -22,8 +23,15 @@ from ledger import accounts
 from ledger import records as r
 from ledger.accounts import net_flows
 
-_ACCOUNT = re.compile(r"^(cage|house|rake|jackpot|bank|player:.+|spot:\d+:.+)$")
+_ACCOUNT = re.compile(r"^(cage|house|rake|jackpot|bank|player:.+|owed:.+|spot:\d+:.+)$")
 NON_NEGATIVE = ("player:", "spot:", "bank", "rake", "jackpot")
+
+
+@lru_cache(maxsize=8192)
+def _well_formed(account: str) -> bool:
+    """Whether ``account`` names an account of the ledger (a table has a few dozen: each is
+    matched once)."""
+    return _ACCOUNT.match(account) is not None
 
 Report = Callable[[str, int | None, Any, Any, str | None], None]
 """``report(kind, hand, expected, recorded, rule)``."""
@@ -42,8 +50,8 @@ class Conservation:
         hand = getattr(event, "hand_no", None)
         transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
         for t in transfers:
-            if t.amount <= 0 or t.src == t.dst or not (_ACCOUNT.match(t.src)
-                                                        and _ACCOUNT.match(t.dst)):
+            if t.amount <= 0 or t.src == t.dst or not (_well_formed(t.src)
+                                                        and _well_formed(t.dst)):
                 self.report("transfer_invalid", hand, "a positive amount between two "
                             "different accounts", {"version": version, **t.model_dump()},
                             t.rule)
@@ -62,6 +70,9 @@ class Conservation:
         elif isinstance(event, r.TableCredited):
             self.cashed += event.amount
             self._stated(event.amount, transfers, accounts.CAGE, "in", version, None)
+        elif isinstance(event, r.MovementCorrected | r.OwedSettled):  # COR-2/5: the cage moves
+            self.bought += sum(t.amount for t in transfers if t.src == accounts.CAGE)
+            self.cashed += sum(t.amount for t in transfers if t.dst == accounts.CAGE)
         elif isinstance(event, r.WagerPlaced):
             moved = sum(t.amount for t in transfers if accounts.is_spot(t.dst))
             if moved != event.amount:

@@ -12,6 +12,7 @@ the rules decide is left to them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -22,6 +23,9 @@ from ledger.commands import (
     CashOut,
     ChangeConfig,
     Command,
+    CorrectHand,
+    CorrectMovement,
+    CorrectSeat,
     CountInventory,
     Credit,
     DealCards,
@@ -31,12 +35,16 @@ from ledger.commands import (
     Reveal,
     SeatPlayer,
     Settle,
+    SettleOwed,
     StartHand,
     UnseatPlayer,
     VoidHand,
 )
 
 AUDIT_ID = "audit"
+_MADE: dict[tuple[Any, ...], Command] = {}
+_KEEP = 4096
+C = TypeVar("C", bound=Command)
 
 
 def command_for(
@@ -49,42 +57,74 @@ def command_for(
     first, last = group[0], group[-1]
     base = {"command_id": AUDIT_ID, "table": code}
     if isinstance(last, r.PlayerUnseated):
-        return UnseatPlayer(**base, seat=last.seat, reason=last.reason)
+        return _made(UnseatPlayer, base, seat=last.seat, reason=last.reason)
     if isinstance(first, r.TableOpened):
-        return OpenTable(**base, game=first.game, currency=first.currency,
-                         timezone=first.timezone, config=dict(first.config),
-                         opened_by=first.opened_by)
+        return _made(OpenTable, base, game=first.game, currency=first.currency,
+                     timezone=first.timezone, config=dict(first.config),
+                     opened_by=first.opened_by)
     if isinstance(first, r.ConfigChanged):
-        return ChangeConfig(**base, config=dict(first.config), approver=first.approver,
-                            reason=first.reason)
+        return _made(ChangeConfig, base, config=dict(first.config), approver=first.approver,
+                     reason=first.reason)
     if isinstance(first, r.PlayerSeated):
-        return SeatPlayer(**base, seat=first.seat, player=first.player)
+        return _made(SeatPlayer, base, seat=first.seat, player=first.player)
     if isinstance(first, r.ChipsBoughtIn):
-        return BuyIn(**base, seat=first.seat, amount=first.amount, kind=first.kind)
+        return _made(BuyIn, base, seat=first.seat, amount=first.amount, kind=first.kind)
     if isinstance(first, r.ChipsCashedOut):
-        return CashOut(**base, seat=first.seat, amount=first.amount)
+        return _made(CashOut, base, seat=first.seat, amount=first.amount)
     if isinstance(first, r.InventoryCounted | r.TableFilled | r.TableCredited):
         chips = {c.denomination: c.count for c in first.chips}
         if isinstance(first, r.InventoryCounted):
-            return CountInventory(**base, moment=first.moment, chips=chips,
-                                  signers=first.signers)
+            return _made(CountInventory, base, moment=first.moment, chips=chips,
+                         signers=first.signers)
         kind = Fill if isinstance(first, r.TableFilled) else Credit
-        return kind(**base, chips=chips, signers=first.signers)
+        return _made(kind, base, chips=chips, signers=first.signers)
     if isinstance(first, r.HandStarted):
-        return StartHand(**base)
+        return _made(StartHand, base)
     if isinstance(first, r.WagerPlaced):
-        return PlaceWager(**base, seat=first.seat, kind=first.kind, amount=first.amount)
+        return _made(PlaceWager, base, seat=first.seat, kind=first.kind, amount=first.amount)
     if isinstance(first, r.CardsDealt):
-        return DealCards(**base, cards=recorded_cards(first) if recorded_source else None)
+        return _made(DealCards, base, cards=recorded_cards(first) if recorded_source else None)
     if isinstance(first, r.PlayerActed):
         return _act(base, first, group)
     if isinstance(first, r.CardsRevealed):
-        return Reveal(**base)
+        return _made(Reveal, base)
     if isinstance(first, r.HandSettled | r.HandCancelled):
-        return Settle(**base)
+        return _made(Settle, base)
+    if isinstance(first, r.HandCorrected):
+        return _made(CorrectHand, base, hand=first.hand, fixes=first.fixes,
+                     approvers=first.approvers, reason=first.reason)
+    if isinstance(first, r.MovementCorrected):
+        return _made(CorrectMovement, base, version=first.original_version,
+                     amount=first.amount, approvers=first.approvers, reason=first.reason)
+    if isinstance(first, r.SeatCorrected):
+        return _made(CorrectSeat, base, seat=first.seat, player=first.player,
+                     from_hand=first.from_hand, to_hand=first.to_hand,
+                     approvers=first.approvers, reason=first.reason)
+    if isinstance(first, r.OwedSettled):
+        return _made(SettleOwed, base, player=first.player, amount=first.amount,
+                     approvers=first.approvers, reason=first.reason)
     if isinstance(first, r.HandVoided):
-        return VoidHand(**base, reason=first.reason, approved_by=first.approved_by)
+        return _made(VoidHand, base, reason=first.reason, approved_by=first.approved_by)
     return None
+
+
+def _made(command: type[C], base: dict[str, str], /, **fields: Any) -> C:
+    """``command(**base, **fields)``: validated once for each set of inputs (of their types too),
+    as a command is an immutable value and the audit rebuilds the same few again and again (a
+    call, a deal, a settlement). Inputs that cannot be a key (a configuration, a device's
+    cards) are validated each time. A command that fails validation is not kept."""
+    key = (command, *base.items(), *fields.items(), *map(type, fields.values()))
+    try:
+        kept = _MADE.get(key)
+    except TypeError:  # unhashable inputs
+        return command(**base, **fields)
+    if kept is not None:
+        return cast(C, kept)
+    made = command(**base, **fields)
+    if len(_MADE) >= _KEEP:
+        _MADE.clear()
+    _MADE[key] = made
+    return made
 
 
 def recorded_cards(dealt: r.CardsDealt) -> dict[str, tuple[int, ...]]:
@@ -100,6 +140,6 @@ def _act(base: dict[str, str], acted: r.PlayerActed, group: Sequence[BaseModel])
     front = middle = back = None
     if acted.segments is not None and len(acted.segments) == 3:
         front, middle, back = acted.segments
-    return Act(**base, seat=acted.seat, action=acted.action,
-               amount=acted.amount if acted.amount else None, front=front, middle=middle,
-               back=back, declaration=declaration)
+    return _made(Act, base, seat=acted.seat, action=acted.action,
+                 amount=acted.amount if acted.amount else None, front=front, middle=middle,
+                 back=back, declaration=declaration)

@@ -10,20 +10,27 @@ they agree.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
 from pydantic import BaseModel
 
 from ledger import records as r
 from ledger.cards import verify_commitment
 from ledger.describe import describe, transfer_line
-from ledger.errors import NotFound
+from ledger.errors import LedgerError, NotFound
+from ledger.fleet import app_of
+from ledger.principals import PrincipalStore, actor_text
+from projections.audit.chain import CHAIN_KINDS
 from projections.audit.compare import as_data
+from projections.audit.handchain import anchored, span_breaks
 from projections.audit.model import AuditReport, Discrepancy
+from projections.audit.reader import consistent_read
 from projections.audit.replay import GroupResult
 from projections.audit.verify import _existing, audit_table, hand_scope
-from projections.db import Store
+from projections.correction_queries import correction_events
 
 
 @dataclass
@@ -42,6 +49,11 @@ class Step:
     """The recorded event's own fields (no envelope, no sealed deck): what the console draws."""
     balances: dict[str, int] | None = None
     """Every non-zero account of the table just after the event (None if it cannot apply)."""
+    actor: str | None = None
+    """Who sent the command behind the event (None for events recorded before actors)."""
+
+
+ENDING_NAMES = frozenset(cls.__name__ for cls in r.HAND_ENDINGS)
 
 
 @dataclass
@@ -55,21 +67,74 @@ class HandReplay:
     discrepancies: list[Discrepancy] = field(default_factory=list)
     commitment: str | None = None
     commitment_ok: bool | None = None
+    chain_breaks: list[dict[str, Any]] = field(default_factory=list)
+    """Where the table's stored chain or command log does not verify (anywhere in the table:
+    a hand of an altered record is not to be trusted; in a table with chain anchors, in the
+    stretches between signed snapshots that hold the hand and its corrections)."""
+    walked_whole: bool = True
+    """Whether the whole chain was walked (a table without anchors), so that an intact one
+    may be vouched for to the chain guard."""
+
+    @property
+    def in_progress(self) -> bool:
+        """Whether the hand has not ended (its face-down cards are still hidden at the table)."""
+        return not any(s.event in ENDING_NAMES for s in self.steps)
 
     @property
     def ok(self) -> bool:
-        return not self.discrepancies and all(s.agrees is not False for s in self.steps)
+        return not self.discrepancies and not self.chain_breaks and all(
+            s.agrees is not False for s in self.steps)
 
 
 def hand_replay(app: Any, table: str, hand_no: int) -> HandReplay:
-    """Replay hand ``hand_no`` of ``table`` with every decision recomputed."""
+    """Replay hand ``hand_no`` of ``table`` with every decision recomputed (``app``: one
+    ledger application, or a fleet: the store that holds the table).
+
+    A table with chain anchors (``ledger.trust``) is not replayed from its first event: the
+    replay starts from the latest signed snapshot before the hand whose chain digest the
+    walk of its stretch verifies (:mod:`projections.audit.handchain`), see
+    :func:`_anchored_replay`."""
+    app = app_of(app, table)
     tid = _existing(app, table)
     replay = HandReplay(table=table, hand_no=hand_no)
     replay.game, replay.currency, replay.timezone = _table_info(app, tid)
     report = AuditReport()
+    observe = _observer(replay, hand_no)
+    if anchored(app, tid):
+        try:
+            return _anchored_replay(app, tid, replay, report, observe)
+        except LedgerError:
+            raise
+        except Exception:  # corrected, or a row that cannot even be read: the whole replay
+            replay = HandReplay(table=table, hand_no=hand_no, game=replay.game,
+                                currency=replay.currency, timezone=replay.timezone)
+            report = AuditReport()
+            observe = _observer(replay, hand_no)
+    with consistent_read(app) as reader:
+        # One walk of the table: the chain and command log are checked (what
+        # projections.audit.chain.chain_breaks checks) as the rows are read for the replay.
+        audit_table(app, reader, tid, report, scope=hand_scope(hand_no), observer=observe,
+                    chain=True)
+    if not replay.steps:
+        raise NotFound("unknown_hand", f"table {table} has no hand {hand_no}", table=table,
+                       hand=hand_no)
+    replay.table = report.tables[0] if report.tables else table
+    found = [d for d in report.discrepancies if _of_chain(d)]
+    replay.chain_breaks = [{"kind": d.kind, "hand": d.hand, "expected": d.expected,
+                            "recorded": d.recorded} for d in found]
+    replay.discrepancies.extend(d for d in report.discrepancies
+                                if d.hand == hand_no and d not in replay.discrepancies
+                                and not _of_chain(d))
+    return replay
+
+
+def _observer(replay: HandReplay, hand_no: int) -> Callable[[GroupResult], None]:
+    """What the replay keeps of each group the audit decided: the hand's own and its
+    corrections' (COR-1)."""
 
     def observe(result: GroupResult) -> None:
-        if not any(getattr(e, "hand_no", None) == hand_no for e in result.events):
+        if not any(getattr(e, "hand_no", None) == hand_no or (
+                isinstance(e, r.HandCorrected) and e.hand == hand_no) for e in result.events):
             return
         steps = _steps(result, replay.currency, replay.game)
         _balances(result, steps)
@@ -82,15 +147,102 @@ def hand_replay(app: Any, table: str, hand_no: int) -> HandReplay:
             if replay.commitment and deck is not None and salt is not None:
                 replay.commitment_ok = verify_commitment(deck, salt, replay.commitment)
 
-    audit_table(app, Store(app.recorder), tid, report, scope=hand_scope(hand_no),
-                observer=observe, chain=False)
-    if not replay.steps:
-        raise NotFound("unknown_hand", f"table {table} has no hand {hand_no}", table=table,
-                       hand=hand_no)
-    replay.table = report.tables[0] if report.tables else table
+    return observe
+
+
+def _anchored_replay(app: Any, tid: UUID, replay: HandReplay, report: AuditReport,
+                     observe: Callable[[GroupResult], None]) -> HandReplay:
+    """The hand of a table with chain anchors replayed from the latest signed snapshot before
+    it (or from the first event when there is none; a corrected hand, COR-1, is replayed
+    with the whole table, as its corrections are decided from the table's past): the
+    snapshot's HMAC is the ledger's (its key is not in the database) and the stretch walked
+    from the snapshot before to the one after (``handchain.span_breaks``) proves its chain
+    digest, so every byte the replay starts from and reads is what the
+    ledger wrote; only the events from that snapshot on are decoded and folded, and only the
+    hand's commands are decided again, as in the whole replay."""
+    from ledger.history import StorePast
+
+    hand_no = replay.hand_no
+    head = _last_version(app, tid)
+    events = StorePast(app, tid, head, snapshots=False).hand_events(hand_no) \
+        if head else []
+    if not events:
+        raise NotFound("unknown_hand", f"table {replay.table} has no hand {hand_no}",
+                       table=replay.table, hand=hand_no)
+    first, last = events[0].originator_version, events[-1].originator_version
+    fixes: list[Any] = [e for e in correction_events(app, replay.table, hand_no,
+                                                     after=first - 1)
+                        if isinstance(e, r.HandCorrected)]
+    label = replay.table
+    checkpoints: dict[int, dict[str, Any]] = {}
+    if fixes:  # a corrected hand (COR-1, rare) is replayed whole, its corrections in order
+        raise _ReplayWhole
+    _replay_stretch(app, tid, label, report, observe, hand_scope(hand_no), first, last,
+                    checkpoints)
+    replay.walked_whole = False
+    replay.chain_breaks = span_breaks(app, tid, [(first, last)])
     replay.discrepancies.extend(d for d in report.discrepancies
                                 if d.hand == hand_no and d not in replay.discrepancies)
     return replay
+
+
+class _ReplayWhole(Exception):
+    """The hand is replayed with the whole table instead."""
+
+
+def _replay_stretch(app: Any, tid: UUID, label: str, report: AuditReport,
+                    observe: Callable[[GroupResult], None], scope: Callable[[Any, Any], bool],
+                    first: int, upto: int, checkpoints: dict[int, dict[str, Any]]) -> None:
+    """Fold the table from its latest signed snapshot before ``first`` (else its first event)
+    to the end of the command that appended ``upto``, deciding the hand's groups again."""
+    from ledger import accounts
+    from ledger.history import StorePast
+    from ledger.tablestate import TableState
+    from projections.audit.approvers import ApproverCheck
+    from projections.audit.replay import TableAudit
+
+    repository = app.repository
+    begin = None
+    if first > 1 and repository.anchor(tid, first - 1) is not None:
+        near = repository.signed_snapshot(tid, lte=first - 1)
+        if near is not None:
+            begin = next(iter(repository.snapshot_store.get(
+                originator_id=tid, gt=near[0] - 1, lte=near[0])), None)
+    audit = TableAudit(label, report, scope=scope,
+                       observer=observe,
+                       past=lambda at: StorePast(app, tid, at, snapshots=False,
+                                                 checkpoints=checkpoints),
+                       approvers=ApproverCheck(PrincipalStore(app.recorder).find))
+    audit.checkpoints = checkpoints
+    after = 0
+    if begin is not None:
+        after = begin.originator_version
+        state = TableState.from_snapshot(begin.state["table"])
+        audit.state = state
+        checkpoints[after] = begin.state["table"]
+        audit.conservation.bought = sum(b for a, b in state.balances.items()
+                                        if a != accounts.CAGE)
+    command: Any = None
+    for event in StorePast(app, tid, _last_version(app, tid), snapshots=False).since(after):
+        if event.originator_version > upto and (command is None
+                                                or event.command_id != command):
+            break  # the command that appended ``upto`` is whole
+        audit.feed(event)
+        if event.originator_version == upto:
+            command = event.command_id
+    audit.finish()
+
+
+def _last_version(app: Any, tid: UUID) -> int:
+    rows = app.recorder.select_events(tid, desc=True, limit=1)
+    return int(rows[0].originator_version) if rows else 0
+
+
+def _of_chain(found: Discrepancy) -> bool:
+    """Whether the audit's walk found it in the stored chain or command log (ChainCheck; an
+    event that is JSON but not a valid event is the replay's finding, not the chain's)."""
+    return found.kind in CHAIN_KINDS and not (
+        found.kind == "undecodable_event" and found.expected != "an event in JSON")
 
 
 def _table_info(app: Any, tid: Any) -> tuple[str | None, str | None, str | None]:
@@ -133,8 +285,13 @@ def _steps(result: GroupResult, currency: str | None = None, game: str | None = 
                           command=command if i == 0 else None,
                           recorded=_lines(event, currency, game),
                           recomputed=recomputed, rules=rules_of(event), agrees=agrees,
-                          data=as_data(event)))
+                          data=as_data(event), actor=_actor(event)))
     return steps
+
+
+def _actor(event: Any) -> str | None:
+    actor = getattr(event, "actor", None)
+    return None if actor is None else actor_text(actor)
 
 
 def _balances(result: GroupResult, steps: list[Step]) -> None:

@@ -16,7 +16,17 @@ does not begin with a TableOpened on the genesis hash), ``undecodable_event``;
 command log (the copy of every event kept with its command): ``command_log_mismatch``,
 ``command_log_missing`` (the log lists an event the store lacks: deleted or truncated),
 ``command_log_unknown`` (an event no command appended);
-seal: ``seal_signature``, ``seal_truncated``, ``seal_mismatch``, ``seal_missing_table``;
+seal (:mod:`projections.audit.sealcheck`): ``seal_truncated``, ``seal_mismatch``,
+``seal_events``, ``seal_balances``, ``seal_missing_table``, ``seal_unknown_table``,
+``seal_chain_broken``,
+``seal_day_missing``, ``seal_projections``, and ``seal_signature`` (a seal not signed by the
+key given; it says nothing about the chains, so it leaves ``chain_ok`` alone: ``seal_ok``);
+read models (:mod:`projections.audit.reconcile`): ``projection_mismatch``, and
+``unholdable_value`` (an event holding a number no view can store, left out of the views, or a
+balance past that range: :mod:`projections.unholdable`);
+bounds: ``out_of_bounds`` (a recorded command outside the bounds every command has now,
+:mod:`ledger.bounds`: written before them, or by hand);
+access log (:mod:`ledger.access`, a full audit only): ``access_log_broken``;
 re-decision (rules vs record): ``rejected`` (the rules refuse the recorded command), ``records``
 (other records than the rules produce), ``outcome``, ``transfer``, ``jackpot``, ``coverage``,
 ``pot``, ``points``, ``rake``, ``deal``, ``deck_commitment`` and, for any other field of an
@@ -34,8 +44,10 @@ from typing import Any
 CHAIN_KINDS = frozenset({
     "event_edited", "event_deleted", "event_inserted", "events_reordered", "stream_start",
     "undecodable_event", "command_log_mismatch", "command_log_missing", "command_log_unknown",
-    "seal_signature", "seal_truncated", "seal_mismatch", "seal_missing_table",
+    "seal_truncated", "seal_mismatch", "seal_missing_table", "seal_events", "seal_balances",
+    "seal_unknown_table",
 })
+SEAL_KINDS = frozenset({"seal_signature", "seal_chain_broken", "seal_day_missing"})
 CONSERVATION_KINDS = frozenset({
     "transfer_invalid", "transfers_unbalanced", "amount_mismatch", "negative_balance",
     "hand_accounts_not_empty", "cage_mismatch", "rake_mismatch",
@@ -64,6 +76,24 @@ class AuditReport:
     discrepancies: list[Discrepancy] = field(default_factory=list)
     hands_open: int = 0
     """Hands still in progress at the end of a stream (their rng deals cannot be checked yet)."""
+    events_read: int = 0
+    """Stored event rows read (an incremental audit reads only those after the sealed heads)."""
+    incremental_from: str | None = None
+    """The gaming day of the seal an incremental audit started from."""
+    decks_unchecked: list[dict[str, Any]] = field(default_factory=list)
+    """Hands voided with approval because their sealed deck could not be opened (the deck key
+    was lost or replaced): they revealed no deck, so their rng deals and deck commitment
+    (COM-8) cannot be checked; everything else of them (the wagers returned, COM-5) is."""
+
+    def merge(self, part: AuditReport) -> None:
+        """Add the report of another part of the store (a table audited elsewhere)."""
+        self.tables.extend(part.tables)
+        self.hands_checked += part.hands_checked
+        self.events_checked += part.events_checked
+        self.hands_open += part.hands_open
+        self.events_read += part.events_read
+        self.discrepancies.extend(part.discrepancies)
+        self.decks_unchecked.extend(part.decks_unchecked)
 
     @property
     def chain_ok(self) -> bool:
@@ -72,6 +102,10 @@ class AuditReport:
     @property
     def conservation_ok(self) -> bool:
         return not any(d.kind in CONSERVATION_KINDS for d in self.discrepancies)
+
+    @property
+    def seal_ok(self) -> bool:
+        return not any(d.kind in SEAL_KINDS for d in self.discrepancies)
 
     @property
     def ok(self) -> bool:
@@ -86,4 +120,8 @@ class AuditReport:
             "discrepancies": [d.as_dict() for d in self.discrepancies],
             "chain_ok": self.chain_ok,
             "conservation_ok": self.conservation_ok,
+            "seal_ok": self.seal_ok,
+            "events_read": self.events_read,
+            "incremental_from": self.incremental_from,
+            "decks_unchecked": self.decks_unchecked,
         }

@@ -20,18 +20,28 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from pydantic import ValidationError
+
 from ledger import records as r
 from ledger.cards import DECK_SIZE
-from ledger.commands import Command, DealCards, OpenTable, StartHand
+from ledger.commands import CORRECTION_COMMANDS, Command, DealCards, OpenTable, StartHand
+from ledger.corrections import Past
+from ledger.corrections import decide as decide_correction
 from ledger.errors import LedgerError
 from ledger.table import TableEvent
 from ledger.tablestate import TableState
+from projections.audit.approvers import ApproverCheck
 from projections.audit.checks import Conservation, rake_check
 from projections.audit.commands import command_for
 from projections.audit.compare import compare_records, record_type
 from projections.audit.model import AuditReport, Discrepancy
 
 Scope = Callable[[TableState | None, TableEvent], bool]
+PastAt = Callable[[int], Past]
+CHECKPOINT_EVERY = 500
+"""Events between two of the audit's own checkpoints of the table's state (what a correction
+is decided from starts at the nearest one, instead of at the table's first event)."""
+"""The table's stored past up to a version (what a correction is decided from, COR-1..5)."""
 
 
 class AuditDeckKeeper:
@@ -49,6 +59,8 @@ class AuditDeckKeeper:
         return "audit"
 
     def unseal(self, sealed: str) -> tuple[tuple[int, ...], str]:
+        if not self.known:  # a hand that ended without its deck (voided: deck_unreadable)
+            raise LedgerError("deck_unreadable", "the hand revealed no deck")
         return self.deck, self.salt
 
 
@@ -73,8 +85,14 @@ class TableAudit:
     """Feed it a table's events in order, then call :meth:`finish`."""
 
     def __init__(self, label: str, report: AuditReport, *, scope: Scope | None = None,
-                 observer: Observer | None = None) -> None:
+                 observer: Observer | None = None, past: PastAt | None = None,
+                 approvers: ApproverCheck | None = None) -> None:
         self.label = label
+        self.past = past
+        self.approvers = approvers
+        self.checkpoints: dict[int, dict[str, Any]] = {}
+        """The audit's own state of the table every CHECKPOINT_EVERY events (version -> state
+        as ``TableState.to_snapshot``), built while it replays: never read from the store."""
         self.report = report
         self.scope = scope or (lambda _state, _event: True)
         self.observer = observer
@@ -127,6 +145,9 @@ class TableAudit:
         for group in groups:
             self._run_group(group, keeper, check)
         if check and not self.broken:
+            if isinstance(ending, r.HandVoided) and ending.deck_unreadable:
+                self.report.decks_unchecked.append({"table": self.label,
+                                                    "hand": ending.hand_no})
             if complete:
                 self.report.hands_checked += 1
                 rake_check(events, self._report_conservation)
@@ -138,10 +159,18 @@ class TableAudit:
             return
         state = self.state
         recorded = state is not None and state.config.card_source == "recorded"
-        result = GroupResult(events=group, command=command_for(self.label, group,
-                                                               recorded_source=recorded))
+        try:
+            command, unbounded = command_for(self.label, group, recorded_source=recorded), None
+        except ValidationError as exc:  # written before the bounds of ledger.bounds
+            command, unbounded = None, "; ".join(
+                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        result = GroupResult(events=group, command=command)
         self._sink = result.discrepancies
-        if check:
+        if unbounded is not None:
+            self._add(hand_of(group[0]), "out_of_bounds",
+                      {"bounds": "those every command has now (ledger.bounds)"},
+                      {"version": group[0].originator_version, "why": unbounded}, None)
+        elif check:
             self._redecide(result, keeper)
             self.report.events_checked += len(group)
         for event in group:
@@ -157,7 +186,7 @@ class TableAudit:
 
     def _redecide(self, result: GroupResult, keeper: AuditDeckKeeper) -> None:
         first, command = result.events[0], result.command
-        hand = getattr(first, "hand_no", None)
+        hand = hand_of(first)
         if command is None:
             self._add(hand, "records", "a command's first event",
                       [record_type(e).__name__ for e in result.events], None)
@@ -173,7 +202,10 @@ class TableAudit:
             if not keeper.known and self._needs_deck(command):
                 return
             state = self.state
-            expected = self._decide(result, lambda: state.decide(command, keeper))
+            if isinstance(command, CORRECTION_COMMANDS):
+                expected = self._correction(result, state, command)
+            else:
+                expected = self._decide(result, lambda: state.decide(command, keeper))
         if expected is None:
             return
         result.expected = expected
@@ -183,6 +215,20 @@ class TableAudit:
             self._add(hand, kind, want, got, rule)
 
         compare_records(expected, result.events, report)
+
+    def _correction(self, result: GroupResult, state: TableState,
+                    command: Any) -> list[r.Record] | None:
+        """A correction decided again from the stored past before it (COR-1..5)."""
+        first = result.events[0]
+        if self.past is None:
+            return None
+        past = self.past(first.originator_version - 1)
+        if self.approvers is not None:
+            for problem in self.approvers.problems(command.approvers, first.timestamp):
+                self._add(hand_of(first), "approver", "an active supervisor or admin "
+                          "principal when the correction was recorded", problem, "COR-4")
+        return self._decide(result, lambda: decide_correction(state, command, past,
+                                                              first.timestamp))
 
     def _needs_deck(self, command: Command) -> bool:
         assert self.state is not None
@@ -201,7 +247,7 @@ class TableAudit:
             refusal = {"code": "rules_failed", "message": str(exc).splitlines()[0]}
             rule = None
         first = result.events[0]
-        self._add(getattr(first, "hand_no", None), "rejected", refusal,
+        self._add(hand_of(first), "rejected", refusal,
                   [_summary(e) for e in result.events], rule)
         return None
 
@@ -225,6 +271,8 @@ class TableAudit:
         touched = {a for t in transfers for a in (t.src, t.dst)}
         self.conservation.balances(self.state.balances, event.originator_version, hand,
                                    self.state.hand is None, touched)
+        if event.originator_version % CHECKPOINT_EVERY == 0:
+            self.checkpoints[event.originator_version] = self.state.to_snapshot()
         return True
 
     # --- reporting -------------------------------------------------------------------------
@@ -240,6 +288,13 @@ class TableAudit:
     def _report_conservation(self, kind: str, hand: int | None, expected: Any, recorded: Any,
                              rule: str | None) -> None:
         self._add(hand, kind, expected, recorded, rule)
+
+
+def hand_of(event: TableEvent) -> int | None:
+    """The hand an event belongs to, or corrects (COR-1)."""
+    if isinstance(event, r.HandCorrected):
+        return event.hand
+    return getattr(event, "hand_no", None)
 
 
 def _summary(event: TableEvent) -> dict[str, Any]:

@@ -1,12 +1,29 @@
-"""Daily seals: each table's chain head at the end of a gaming day, signed with HMAC-SHA256.
+"""Daily seals: what the store held at the end of a gaming day, signed with Ed25519.
 
 ``ledger audit seal --day D`` writes, for every table open by the end of gaming day D (in the
-table's own time zone, the day starting at ``LEDGER_GAMING_DAY_START``), the last version
-recorded before that instant and that event's chain digest, and signs the whole with the key
-in ``LEDGER_SEAL_KEY`` (its UTF-8 bytes). Kept outside the database (sent to the regulator,
-printed, archived), a seal lets ``ledger audit verify --seal FILE`` prove that nothing up to
-that head was rewritten, even by someone who recomputed the whole chain, and that the stream
-was not cut short (a truncated tail has no event at the sealed version).
+table's own time zone, the day starting at ``LEDGER_GAMING_DAY_START``):
+
+- its head: the last version recorded before that instant and that event's chain digest;
+- ``events``: how many events the stream holds up to the head;
+- ``balances``: every account's balance at the head, and ``state``: the table's whole state
+  there (what an incremental audit of the next day starts from);
+
+and, for the store as a whole, ``projections``: a digest of each view's totals of day D
+recomputed from the events (:mod:`projections.audit.reconcile`), and ``previous``: the gaming
+day and the digest of the previous day's seal, so that seals form a chain in which a missing
+day shows; ``access_log``: the access log's last row at sealing (its sequence number and
+digest, :func:`ledger.access.access_head`), so that a cut or rewritten access log shows. The
+whole is signed with the private key (:mod:`projections.audit.keys`) and names
+its key id; ``ledger audit verify --seal FILE --public-key KEY`` needs only the public key.
+
+Kept outside the database (sent to the regulator, printed, archived), seals let the audit
+name a rewritten history (``seal_mismatch``, ``seal_balances``), a cut tail
+(``seal_truncated``), a deleted table (``seal_missing_table``) and a missing day
+(``seal_day_missing``) even when whoever changed the store recomputed every chain.
+
+Seals of the first format (``table-ledger seal v1``, HMAC-SHA256 under ``LEDGER_SEAL_KEY``)
+are still checked with that key: their heads hold as before, but they carry no balances, no
+link to the previous day, and anyone who can check them could have made them.
 """
 
 from __future__ import annotations
@@ -19,69 +36,136 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from ledger.access import access_head
 from ledger.errors import InvalidInput, LedgerError, StateConflict
+from ledger.fleet import Fleet, not_across_shards
 from ledger.persistence import state_bytes
-from ledger.table import chain_digest
-from projections.audit.chain import stored_rows, table_ids
-from projections.audit.model import Discrepancy
-from projections.context import day_bounds, parse_day
-from projections.db import Store
+from ledger.table import TableOpened, chain_digest
+from ledger.tablestate import TableState
+from projections.audit import keys
+from projections.audit.reader import SnapshotReader, consistent_read
+from projections.audit.reconcile import Totals
+from projections.context import TableInfo, day_bounds, parse_day
 
-FORMAT = "table-ledger seal v1"
-ALGORITHM = "HMAC-SHA256"
-
-
-def seal_key(settings: Any) -> bytes:
-    secret = settings.seal_key
-    if secret is None or not secret.get_secret_value():
-        raise LedgerError("seal_key_missing", "no seal key: set LEDGER_SEAL_KEY to sign and "
-                          "check seals")
-    return bytes(secret.get_secret_value().encode())
+FORMAT_V1 = "table-ledger seal v1"
+FORMAT = "table-ledger seal v2"
+ALGORITHM = "Ed25519"
+SEALED_VIEWS = ("accounting", "hands", "bankrolls")
+"""Views whose totals of the day a seal holds a digest of (balances are in the heads)."""
 
 
-def signature(payload: dict[str, Any], key: bytes) -> str:
-    body = json.dumps({k: v for k, v in payload.items() if k != "signature"},
+def body(payload: dict[str, Any]) -> bytes:
+    """The bytes a seal's signature covers: its canonical JSON without the signature."""
+    return json.dumps({k: v for k, v in payload.items() if k != "signature"},
                       sort_keys=True, separators=(",", ":")).encode()
-    return hmac.new(key, body, hashlib.sha256).hexdigest()
 
 
-def make_seal(app: Any, day: str, key: bytes, *, now: datetime | None = None) -> dict[str, Any]:
-    """The signed heads of every table at the end of gaming day ``day``.
+def seal_digest(payload: dict[str, Any]) -> str:
+    """The digest the next day's seal records for this one (signature included)."""
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
-    A day that has not started yet at any table is ``day_not_started`` (there is nothing to
-    seal). A day still in progress somewhere is sealed with the heads as they are now; see
-    :func:`unfinished`.
+
+def make_seal(app: Any, day: str, key: Ed25519PrivateKey, *,
+              previous: dict[str, Any] | None = None,
+              now: datetime | None = None) -> dict[str, Any]:
+    """The signed state of every table at the end of gaming day ``day``.
+
+    With ``previous`` (the seal of an earlier day, signed by the same key) only the events
+    after its heads are read, and the new seal links to it. A day that has not started yet at
+    any table is ``day_not_started``. A day still in progress somewhere is sealed with the
+    heads as they are now; see :func:`unfinished`.
     """
+    if isinstance(app, Fleet):
+        raise not_across_shards("sealing a gaming day")
     day = parse_day(day)
     start: time = app.settings.gaming_day_start
     now = now or datetime.now(UTC)
-    tables = table_zones(app)
-    _check_started(day, start, [zone for _, _, zone in tables], now)
+    public = key.public_key()
+    if previous is not None:
+        _check_previous(previous, day, public)
+    before = {h["table_id"]: h for h in (previous or {}).get("tables", [])}
+    totals = Totals(start)
     heads = []
-    for tid, code, zone in tables:
-        head = _head(app, tid, code, zone, day_bounds(day, zone, start)[1])
-        if head is not None:
-            heads.append(head)
+    with consistent_read(app) as reader:
+        tables = table_infos(app, reader)
+        _check_started(day, start, [info.timezone for info in tables], now)
+        for info in tables:
+            end = day_bounds(day, info.timezone, start)[1]
+            head = _fold(app, reader, info, end, before.get(str(info.table_id)), totals)
+            if head is not None:
+                heads.append(head)
     payload: dict[str, Any] = {
-        "format": FORMAT, "gaming_day": day, "gaming_day_start": start.isoformat(),
-        "created_at": now.isoformat(), "algorithm": ALGORITHM,
+        "format": FORMAT, "algorithm": ALGORITHM, "key_id": keys.key_id(public),
+        "gaming_day": day, "gaming_day_start": start.isoformat(), "created_at": now.isoformat(),
+        "previous": None if previous is None else {"gaming_day": previous["gaming_day"],
+                                                   "digest": seal_digest(previous)},
         "tables": heads,
+        "projections": {view: totals.digest(view, day) for view in SEALED_VIEWS},
+        "access_log": access_head(app),
     }
-    payload["signature"] = signature(payload, key)
+    payload["signature"] = keys.sign(key, body(payload))
     return payload
 
 
-def table_zones(app: Any) -> list[tuple[UUID, str, str]]:
-    """``(table id, code, time zone)`` of every table, from the opening event of its stream."""
+def _check_previous(previous: dict[str, Any], day: str, public: Any) -> None:
+    if previous.get("format") != FORMAT:
+        raise InvalidInput("invalid_seal", "the previous seal is not a v2 seal: seal without "
+                           "it (a new chain starts)")
+    if not keys.valid(public, body(previous), str(previous.get("signature", ""))):
+        raise InvalidInput("invalid_seal", f"the seal of {previous.get('gaming_day')} is not "
+                           "signed by this signing key: it cannot be the previous link")
+    if str(previous.get("gaming_day", "")) >= day:
+        raise InvalidInput("invalid_seal", f"the previous seal ({previous.get('gaming_day')}) "
+                           f"is not of a day before {day}")
+
+
+def _fold(app: Any, reader: SnapshotReader, info: TableInfo, end: datetime,
+          before: dict[str, Any] | None, totals: Totals) -> dict[str, Any] | None:
+    """Fold a table's events recorded before ``end`` (after ``before``'s head, if given)."""
+    tid = info.table_id
+    state = TableState.from_snapshot(before["state"]) if before else None
+    version = int(before["version"]) if before else 0
+    digest = before["digest"] if before else None
+    count = int(before["events"]) if before else 0
+    if before:
+        totals.start(info.code, before["balances"])
+    for stored in reader.events(tid, gt=version):
+        event = app.mapper.to_domain_event(stored.event)
+        if event.timestamp >= end:
+            break
+        if digest is not None and json.loads(stored.state).get("prev_hash") != digest:
+            raise LedgerError("table_chain_broken", f"table {info.code}: version "
+                              f"{stored.originator_version} does not follow the one before it; "
+                              "run `ledger audit verify` (with the last seal) before sealing",
+                              table=info.code, version=stored.originator_version)
+        if isinstance(event, TableOpened):
+            state = TableState(event)
+        elif state is not None:
+            state.apply(event)
+        totals.feed(stored.position, event, info)
+        version, count = stored.originator_version, count + 1
+        digest = chain_digest(tid, version, stored.topic, state_bytes(stored.state))
+    if state is None or digest is None:
+        return None
+    return {"table": info.code, "table_id": str(tid), "timezone": info.timezone,
+            "day_end": end.isoformat(), "version": version, "digest": digest,
+            "events": count, "balances": dict(sorted(state.balances.items())),
+            "state": state.to_snapshot()}
+
+
+def table_infos(app: Any, reader: SnapshotReader) -> list[TableInfo]:
+    """Every table, from the opening event of its stream."""
     tables = []
-    for tid in table_ids(Store(app.recorder)):
-        first = app.recorder.select_events(tid, lte=1)
-        data = json.loads(first[0].state) if first else {}
-        code, zone = data.get("code"), data.get("timezone")
-        if code is None or zone is None:
+    for tid in reader.table_ids():
+        first = reader.first(tid)
+        data = json.loads(first.state) if first else {}
+        if data.get("code") is None or data.get("timezone") is None or first is None:
             raise LedgerError("corrupt_stream", f"stream {tid} does not begin with the "
                               "opening of a table; run `ledger audit verify`")
-        tables.append((tid, str(code), str(zone)))
+        tables.append(TableInfo.of(app.mapper.to_domain_event(first.event)))
     return tables
 
 
@@ -106,28 +190,14 @@ def unfinished(app: Any, day: str, *,
     day = parse_day(day)
     start: time = app.settings.gaming_day_start
     now = now or datetime.now(UTC)
+    with consistent_read(app) as reader:
+        tables = table_infos(app, reader)
     found = []
-    for _, code, zone in table_zones(app):
-        end = day_bounds(day, zone, start)[1]
+    for info in tables:
+        end = day_bounds(day, info.timezone, start)[1]
         if now < end:
-            found.append((code, end))
+            found.append((info.code, end))
     return found
-
-
-def _head(app: Any, tid: UUID, code: str, zone: str, end: datetime) -> dict[str, Any] | None:
-    """The last event of the table recorded before ``end`` (None if there is none)."""
-    last = None
-    for stored in stored_rows(app, tid):
-        data = json.loads(stored.state)
-        if datetime.fromisoformat(data["timestamp"]) >= end:
-            break
-        last = stored
-    if last is None:
-        return None
-    return {"table": code, "table_id": str(tid), "timezone": zone,
-            "day_end": end.isoformat(), "version": last.originator_version,
-            "digest": chain_digest(tid, last.originator_version, last.topic,
-                                   state_bytes(last.state))}
 
 
 def read_seal(path: Path) -> dict[str, Any]:
@@ -138,48 +208,66 @@ def read_seal(path: Path) -> dict[str, Any]:
                            path=str(path)) from None
     except ValueError:
         raise InvalidInput("invalid_seal", f"{path} is not a seal (not JSON)") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise InvalidInput("invalid_seal", f"{path} is not a {FORMAT} file")
+    if not isinstance(data, dict) or data.get("format") not in (FORMAT, FORMAT_V1):
+        raise InvalidInput("invalid_seal", f"{path} is not a {FORMAT} (or v1) file")
     return data
 
 
-def check_signature(seal: dict[str, Any], key: bytes) -> Discrepancy | None:
-    expected = signature(seal, key)
-    if hmac.compare_digest(expected, str(seal.get("signature", ""))):
-        return None
-    return Discrepancy("*", None, "seal_signature",
-                       {"signature": "HMAC-SHA256 of the seal under LEDGER_SEAL_KEY"},
-                       {"signature": seal.get("signature"), "gaming_day": seal.get("gaming_day")})
+def read_seals(paths: list[Path]) -> list[dict[str, Any]]:
+    """The seals in the files given; a directory gives every ``seal-*.json`` in it."""
+    found: list[dict[str, Any]] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(read_seal(p) for p in sorted(path.glob("seal-*.json")))
+        else:
+            found.append(read_seal(path))
+    return sorted(found, key=lambda s: str(s.get("gaming_day")))
 
 
-def check_heads(seal: dict[str, Any], table_id: UUID, label: str, digests: dict[int, str],
-                last_version: int) -> list[Discrepancy]:
-    """Compare one table's stored stream with its sealed head."""
-    found = []
-    for head in seal.get("tables", []):
-        if head.get("table_id") != str(table_id):
-            continue
-        version = int(head["version"])
-        if last_version < version:
-            found.append(Discrepancy(label, None, "seal_truncated",
-                                     {"version": version, "gaming_day": seal["gaming_day"]},
-                                     {"last_version": last_version}))
-        elif digests.get(version) != head["digest"]:
-            found.append(Discrepancy(label, None, "seal_mismatch",
-                                     {"version": version, "digest": head["digest"]},
-                                     {"version": version, "digest": digests.get(version)}))
-    return found
+def previous_for(day: str, directory: Path) -> dict[str, Any] | None:
+    """The seal of the day before ``day`` in ``directory`` (``seal-YYYY-MM-DD.json``)."""
+    before = (date.fromisoformat(day) - timedelta(days=1)).isoformat()
+    path = directory / f"seal-{before}.json"
+    return read_seal(path) if path.exists() else None
 
 
-def sealed_versions(seal: dict[str, Any] | None, table_id: UUID) -> set[int]:
-    if seal is None:
-        return set()
-    return {int(h["version"]) for h in seal.get("tables", [])
-            if h.get("table_id") == str(table_id)}
+# --- the first format: HMAC-SHA256 under a shared key ---------------------------------------
 
 
-def missing_tables(seal: dict[str, Any], seen: set[str]) -> list[Discrepancy]:
-    return [Discrepancy(h.get("table", "?"), None, "seal_missing_table",
-                        {"table_id": h.get("table_id"), "version": h.get("version")},
-                        None)
-            for h in seal.get("tables", []) if h.get("table_id") not in seen]
+def seal_key(settings: Any) -> bytes:
+    secret = settings.seal_key
+    if secret is None or not secret.get_secret_value():
+        raise LedgerError("seal_key_missing", "no seal key: set LEDGER_SEAL_KEY to check "
+                          "seals of the first format (HMAC)")
+    return bytes(secret.get_secret_value().encode())
+
+
+def hmac_signature(payload: dict[str, Any], key: bytes) -> str:
+    return hmac.new(key, body(payload), hashlib.sha256).hexdigest()
+
+
+def make_hmac_seal(app: Any, day: str, key: bytes, *,
+                   now: datetime | None = None) -> dict[str, Any]:
+    """A seal of the first format (heads only); kept so that old seals can be tested."""
+    day = parse_day(day)
+    start: time = app.settings.gaming_day_start
+    now = now or datetime.now(UTC)
+    totals = Totals(start)
+    heads = []
+    with consistent_read(app) as reader:
+        for info in table_infos(app, reader):
+            end = day_bounds(day, info.timezone, start)[1]
+            head = _fold(app, reader, info, end, None, totals)
+            if head is not None:
+                heads.append({k: head[k] for k in ("table", "table_id", "timezone", "day_end",
+                                                   "version", "digest")})
+    payload: dict[str, Any] = {
+        "format": FORMAT_V1, "gaming_day": day, "gaming_day_start": start.isoformat(),
+        "created_at": now.isoformat(), "algorithm": "HMAC-SHA256", "tables": heads,
+    }
+    payload["signature"] = hmac_signature(payload, key)
+    return payload
+
+
+def table_uuid(head: dict[str, Any]) -> UUID:
+    return UUID(str(head["table_id"]))

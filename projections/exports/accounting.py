@@ -6,12 +6,17 @@ Files, for gaming day D (one row per table unless said otherwise):
 - ``accounting-D``: table, gaming_day, game, currency, hands_settled, hands_voided,
   hands_cancelled, drop, cash_outs, house_win and hold_pct (house-banked games only; hold % =
   house win / drop, in percent), rake, jackpot_contributions, jackpot_awards, jackpot_seeds,
-  dp_results (designated-player games only);
+  dp_results (designated-player games only); the day's correction line: corrections (how
+  many), corrections_house, corrections_rake, corrections_cage, corrections_owed (each
+  account's change through them, COR-1..5);
 - ``rake-D``: per table, game and method: hands, lines, amount;
 - ``jackpot-D``: every jackpot movement: version, time, hand, kind, seat, line, source,
   amount, meter_after, rule;
 - ``bankrolls-D``: per table and account: opening, in, out, closing;
-- ``dp-results-D``: per table and designated player: hands, result (HCF-14).
+- ``dp-results-D``: per table and designated player: hands, result (HCF-14);
+- ``corrections-D``: every correction recorded that day: version, time, kind, the hand and the
+  event it corrects, approvers, reason, what it moved, each account's change and the detail
+  (corrected cards and settlement, differences, transfers; COR-1..5).
 """
 
 from __future__ import annotations
@@ -27,12 +32,17 @@ from projections.queries import ReadModel
 
 ACCOUNTING = ("table", "gaming_day", "game", "currency", "hands_settled", "hands_voided",
               "hands_cancelled", "drop", "cash_outs", "house_win", "hold_pct", "rake",
-              "jackpot_contributions", "jackpot_awards", "jackpot_seeds", "dp_results")
+              "jackpot_contributions", "jackpot_awards", "jackpot_seeds", "dp_results",
+              "corrections", "corrections_house", "corrections_rake", "corrections_cage",
+              "corrections_owed")
 RAKE = ("table", "gaming_day", "game", "currency", "method", "hands", "lines", "amount")
 JACKPOT = ("table", "gaming_day", "currency", "version", "at", "hand_no", "kind", "seat",
            "line", "source", "amount", "meter_after", "rule")
 BANKROLLS = ("table", "gaming_day", "currency", "account", "opening", "in", "out", "closing")
 DP_RESULTS = ("table", "gaming_day", "currency", "player", "hands", "result")
+CORRECTIONS = ("table", "gaming_day", "currency", "version", "at", "kind", "hand_no",
+               "original_version", "approvers", "reason", "moved", "house", "rake", "cage",
+               "owed", "rule", "detail")
 
 
 @dataclass(frozen=True)
@@ -47,7 +57,13 @@ class Written:
 
 
 def export_accounting(read: ReadModel, day: str, out: str | Path) -> list[Written]:
-    """Write the five files of gaming day ``day`` as CSV and JSON Lines into ``out``."""
+    """:func:`_export_accounting`, every view read in one snapshot of the store."""
+    with read.snapshot() as pinned:
+        return _export_accounting(pinned, day, out)
+
+
+def _export_accounting(read: ReadModel, day: str, out: str | Path) -> list[Written]:
+    """Write the six files of gaming day ``day`` as CSV and JSON Lines into ``out``."""
     day = parse_day(day)
     directory = output_dir(out)
     currency = {t["table_code"]: t["currency"] for t in read.tables()}
@@ -69,6 +85,7 @@ def export_accounting(read: ReadModel, day: str, out: str | Path) -> list[Writte
         ("jackpot", JACKPOT, rows(lambda: list(_all_moves(read, day)))),
         ("bankrolls", BANKROLLS, rows(lambda: read.bankroll_day(day))),
         ("dp-results", DP_RESULTS, rows(lambda: read.dp_results(day=day))),
+        ("corrections", CORRECTIONS, rows(lambda: read.corrections(day=day, limit=10**9))),
     ]
     written = []
     for name, columns, produce in datasets:

@@ -70,6 +70,13 @@ class HandsExport:
 
 def export_hands(app: Any, read: ReadModel, day: str, fmt: str, out: str | Path, *,
                  table: str | None = None) -> HandsExport:
+    """:func:`_export_hands`, every view read in one snapshot of the store."""
+    with read.snapshot() as pinned:
+        return _export_hands(app, pinned, day, fmt, out, table=table)
+
+
+def _export_hands(app: Any, read: ReadModel, day: str, fmt: str, out: str | Path, *,
+                  table: str | None = None) -> HandsExport:
     """Write the ended hands that started on ``day`` (of ``table``, or of every table).
 
     The files are named ``hands-D...`` (``hands-TABLE-D...`` for one table) and replace those

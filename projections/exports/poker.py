@@ -18,6 +18,11 @@ Which formats fit which game (the decision, with reasons):
 - Each hand says whether standard tools replay it and, if not, which rules prevent it (PHH:
   ``_replayable`` / ``_not_replayable``; OHH: ``ledger_replayable`` / ``ledger_not_replayable``;
   see ``ledger.games.stud8.phh.replay_blockers``); the export counts both.
+- A corrected hand (COR-1) is written as it was recorded and played (the actions, cards and
+  finishing stacks of the record), with each correction beside it (PHH: ``_corrections``, OHH:
+  ``ledger_corrections``): when and by which event, the cards corrected, each account's
+  difference, who approved it and why; a seat correction (COR-3) covering the hand too. The
+  formats have no place for a second settlement, so neither replays the corrected one.
 - Caribbean Stud and High Card Flush are banked (by the house, by a designated player) and
   Chinese Poker is scored in points between pairs of players; neither format has a place for a
   banker, a paytable, coverage or points, so those games are exported as JSON Lines only.
@@ -30,6 +35,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ledger.fleet import app_of
 from ledger.games.stud8.model import StudConfig
 from ledger.games.stud8.phh import hand_to_phh, replay_blockers
 from ledger.money import to_decimal
@@ -48,12 +54,37 @@ OHH_ACTIONS = {"bring_in": "Post Extra Blind", "complete": "Raise", "bet": "Bet"
 
 
 def hand_records(app: Any, hand: dict[str, Any]) -> list[Any]:
-    """The hand's own events, read from the store between its first and last version."""
+    """The hand's own events, read from the store between its first and last version (in a
+    fleet, the store that holds the table)."""
+    app = app_of(app, hand["table_code"])
     stored = app.recorder.select_events(table_id(hand["table_code"]),
                                         gt=hand["first_version"] - 1,
                                         lte=hand["last_version"])
     events = [app.mapper.to_domain_event(s) for s in stored]
     return [e for e in events if getattr(e, "hand_no", None) == hand["hand_no"]]
+
+
+def correction_notes(hand: dict[str, Any], currency: str | None) -> list[str]:
+    """One line per correction of the hand (COR-1, COR-3), amounts in ``currency``'s units."""
+    notes = []
+    for c in hand.get("corrections", ()):
+        d = c["detail"]
+        if c["kind"] == "hand":
+            what = ", ".join(f"{_target(f['target'])}: recorded {f['recorded']}, was "
+                             f"{f['actual']}" for f in d["fixes"])
+            moved = ", ".join(f"{x['account']} {'+' if x['amount'] > 0 else '-'}"
+                              f"{to_decimal(abs(x['amount']), currency)}" for x in d["differences"])
+            what = f"{what}; {moved or 'no chips moved'}"
+        else:
+            what = (f"seat {d['seat']} was {d['player']}, recorded as {d['recorded_player']} "
+                    f"(hands {d['from_hand']} to {d['to_hand']})")
+        notes.append(f"{c['rule']} at version {c['version']} ({c['at']}): {what}; approved by "
+                     f"{', '.join(c['approvers'])}: {c['reason']}")
+    return notes
+
+
+def _target(target: Any) -> str:
+    return f"seat {target}" if isinstance(target, int) else str(target)
 
 
 def starting_stacks(read: ReadModel, hand: dict[str, Any]) -> dict[int, int]:
@@ -78,6 +109,8 @@ def write_phh(app: Any, read: ReadModel, hands: list[dict[str, Any]], directory:
             stacks = starting_stacks(read, hand)
             config = StudConfig.model_validate(read.config(code, hand["config_version"]))
             text = hand_to_phh(records, stacks, config, table=code, currency=currency.get(code))
+            if hand.get("corrections"):
+                text += f"_corrections = {json.dumps(correction_notes(hand, currency.get(code)))}\n"
             name = f"{_safe(code)}-{hand['hand_no']:06d}.phh"
             (staging / name).write_text(text, encoding="utf-8")
             blocked = replay_blockers(records, config, stacks)
@@ -104,6 +137,9 @@ def write_ohh(app: Any, read: ReadModel, hands: list[dict[str, Any]], directory:
                                        stacks)
             document["ohh"]["ledger_replayable"] = not blockers
             document["ohh"]["ledger_not_replayable"] = [f"{r}: {why}" for r, why in blockers]
+            if hand.get("corrections"):
+                document["ohh"]["ledger_corrections"] = correction_notes(
+                    hand, currency.get(hand["table_code"]))
             replayable += not blockers
             for rule, _ in blockers:
                 blocked[rule] = blocked.get(rule, 0) + 1

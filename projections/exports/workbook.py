@@ -96,7 +96,10 @@ ACCOUNTING = (("table", "text"), ("gaming_day", "day"), ("game", "text"), ("curr
               ("cash_outs_minor", "amount"), ("house_win_minor", "amount"),
               ("hold_pct", "number"), ("rake_minor", "amount"),
               ("jackpot_contributions_minor", "amount"), ("jackpot_awards_minor", "amount"),
-              ("jackpot_seeds_minor", "amount"), ("dp_results_minor", "amount"))
+              ("jackpot_seeds_minor", "amount"), ("dp_results_minor", "amount"),
+              ("corrections", "number"), ("corrections_house_minor", "amount"),
+              ("corrections_rake_minor", "amount"), ("corrections_cage_minor", "amount"),
+              ("corrections_owed_minor", "amount"))
 HOLD = (("table", "text"), ("game", "text"), ("currency", "text"), ("label", "text"),
         ("from", "day"), ("to", "day"), ("hands", "number"), ("handle_minor", "amount"),
         ("drop_minor", "amount"), ("win_minor", "amount"), ("hold_pct", "number"),
@@ -116,8 +119,9 @@ PLAYERS = (("player", "text"), ("table", "text"), ("game", "text"), ("currency",
            ("handle_minor", "amount"), ("theoretical_win_minor", "amount"),
            ("actual_win_minor", "amount"))
 INVENTORY = (("table", "text"), ("gaming_day", "day"), ("currency", "text"),
-             ("opening_minor", "amount"), ("fills_minor", "amount"), ("fills", "number"),
-             ("credits_minor", "amount"), ("credits", "number"), ("closing_minor", "amount"),
+             ("opening_minor", "amount"), ("fills_minor", "amount"), ("fills_count", "number"),
+             ("credits_minor", "amount"), ("credits_count", "number"),
+             ("closing_minor", "amount"),
              ("drop_minor", "amount"), ("inventory_win_minor", "amount"),
              ("ledger_win_minor", "amount"), ("variance_minor", "amount"), ("status", "text"))
 BANKROLLS = (("table", "text"), ("gaming_day", "day"), ("currency", "text"),
@@ -134,6 +138,13 @@ def workbook_name(chosen: Period) -> str:
 
 
 def export_workbook(read: ReadModel, chosen: Period, out: str | Path) -> tuple[Path, dict[str,
+                                                                                        int]]:
+    """:func:`_export_workbook`, every view read in one snapshot of the store."""
+    with read.snapshot() as pinned:
+        return _export_workbook(pinned, chosen, out)
+
+
+def _export_workbook(read: ReadModel, chosen: Period, out: str | Path) -> tuple[Path, dict[str,
                                                                                         int]]:
     """Write the period's workbook into ``out``; its path and the rows of each sheet."""
     directory = output_dir(out)
@@ -163,7 +174,8 @@ def export_workbook(read: ReadModel, chosen: Period, out: str | Path) -> tuple[P
     fill("dp-results", DP, [r for r in read.dp_results()
                             if chosen.first <= r["gaming_day"] <= chosen.last])
     fill("players", PLAYERS, _player_rows(read, chosen, currency))
-    fill("inventory", INVENTORY, inventory_report(read, chosen)["rows"])
+    fill("inventory", INVENTORY, ({**r, "fills_count": r["fills"], "credits_count": r["credits"]}
+                                  for r in inventory_report(read, chosen)["rows"]))
     if chosen.label == "day":
         fill("bankrolls", BANKROLLS, read.bankroll_day(chosen.first))
     path = directory / workbook_name(chosen)

@@ -17,25 +17,59 @@ Per table and column (the period, month to date, year to date; :mod:`.periods`):
 - ``z`` (actual minus expected over the standard deviation) and ``flagged`` when it lies outside
   the 95% interval (|z| > 1.96); a flag names the hands that contributed most: the largest house
   losses when the win is short, the largest house wins when it is over (for rake: the hands
-  with the least rake when it is short, the most when over).
+  with the least rake when it is short, the most when over), each with the API path of its
+  replay (the record beside the rules' recomputation).
 
-The figures use the table's current configuration; the theoretical edge assumes the optimal
-strategy (players who play worse make the house win more than theory).
+Each hand is measured against the mathematics of the configuration in force when it was played
+(its ``config_version``, COM-4): a paytable changed during a period gives its hands before and
+after their own edges and variances, summed (``config_versions`` lists those that contributed).
+For the rake, the expected rake per hand and its deviation are the means over the table's
+settled hands under the same configuration. The theoretical edge assumes the optimal strategy
+(players who play worse make the house win more than theory).
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from projections.fleet import for_table
 from projections.queries import hold_pct
 from projections.reports.paytable import decimal, mathematics
 from projections.reports.periods import Period, columns
-from projections.reports.rake_report import rake_stats
+from projections.reports.rake_report import rake_stats_by_config
 
 Z_95 = 1.959964
 FEES = ("house_fee",)
 FLAG_HANDS = 5
+
+
+@dataclass(frozen=True)
+class Theory:
+    """The mathematics of every configuration a table has had, by configuration version."""
+
+    by_version: dict[int, dict[str, Any]]
+
+    @property
+    def current(self) -> dict[str, Any]:
+        return self.by_version[max(self.by_version)]
+
+    @property
+    def house(self) -> bool:
+        return self.current.get("kind") == "house-banked"
+
+    @property
+    def one_digest(self) -> bool:
+        return len({f["digest"] for f in self.by_version.values()}) == 1
+
+
+def theory(model: Any, table: dict[str, Any]) -> Theory:
+    """The figures of each of the table's configurations (cached by digest: a configuration
+    changed back to an earlier one, or one already computed, costs nothing)."""
+    return Theory({row["config_version"]: mathematics(model.store, table["game"], row["config"])
+                   for row in model.table_configs(table["table_code"])})
 
 
 def hold_report(model: Any, chosen: Period, table: str | None = None) -> dict[str, Any]:
@@ -44,22 +78,43 @@ def hold_report(model: Any, chosen: Period, table: str | None = None) -> dict[st
     cols = columns(chosen)
     rows = []
     for t in tables:
-        config = model.table_configs(t["table_code"])[-1]["config"]
-        figures = mathematics(model.store, t["game"], config)
+        figures = theory(model, t)
         row: dict[str, Any] = {"table": t["table_code"], "game": t["game"],
-                               "currency": t["currency"], "digest": figures["digest"],
+                               "currency": t["currency"], "digest": figures.current["digest"],
                                "columns": []}
         for col in cols:
-            row["columns"].append(_column(model, t, figures, config, col))
+            row["columns"].append(_column(model, t, figures, col))
         rows.append(row)
     return {"period": chosen.as_dict(), "columns": [c.as_dict() for c in cols],
             "z_95": Z_95, "tables": rows}
 
 
-def _column(model: Any, table: dict[str, Any], figures: dict[str, Any],
-            config: dict[str, Any], col: Period) -> dict[str, Any]:
+def _kinds_by_version(store: Any, code: str,
+                      col: Period) -> dict[int, dict[str, dict[str, int]]]:
+    """The settled wagers of the column by the configuration version of their hand and by kind:
+    count, amount and sum of squares per player and hand, as ``proj_wager_days`` keeps them."""
+    rows = store.fetchall(
+        "SELECT h.config_version, s.kinds_json FROM {proj_seat_hands} s JOIN {proj_hands} h "
+        "ON h.table_code = s.table_code AND h.hand_no = s.hand_no WHERE s.table_code = ? AND "
+        "s.status = 'settled' AND s.gaming_day >= ? AND s.gaming_day <= ?",
+        (code, col.first, col.last))
+    out: dict[int, dict[str, dict[str, int]]] = {}
+    for row in rows:
+        kinds = out.setdefault(int(row["config_version"]), {})
+        for kind, amount in json.loads(row["kinds_json"]).items():
+            if kind in FEES:
+                continue
+            k = kinds.setdefault(kind, {"wagers": 0, "amount_minor": 0, "square_minor": 0})
+            k["wagers"] += 1
+            k["amount_minor"] += amount
+            k["square_minor"] += amount * amount
+    return out
+
+
+def _column(model: Any, table: dict[str, Any], figures: Theory,
+            col: Period) -> dict[str, Any]:
     code = table["table_code"]
-    store = model.store
+    store = for_table(model, code).store
     kinds = store.fetchall(
         "SELECT kind, SUM(wagers) AS wagers, SUM(amount_minor) AS amount, SUM(square_minor) "
         "AS squares FROM {proj_wager_days} WHERE table_code = ? AND gaming_day >= ? AND "
@@ -79,26 +134,50 @@ def _column(model: Any, table: dict[str, Any], figures: dict[str, Any],
     assert drop is not None
     count, win, rake = int(hands["hands"]), int(hands["win"]), int(hands["rake"])
     drop_minor = int(drop["drop_minor"])
+    house = figures.house
     out: dict[str, Any] = {
         **col.as_dict(), "hands": count,
         "handle_minor": sum(k["amount_minor"] for k in by_kind.values()),
         "handle_by_kind": {k: v["amount_minor"] for k, v in by_kind.items()},
-        "drop_minor": drop_minor, "win_minor": win if figures.get("kind") == "house-banked"
-        else None, "rake_minor": rake,
-        "hold_pct": hold_pct(win, drop_minor) if figures.get("kind") == "house-banked" else None,
+        "drop_minor": drop_minor, "win_minor": win if house else None, "rake_minor": rake,
+        "hold_pct": hold_pct(win, drop_minor) if house else None,
     }
-    if figures.get("kind") == "house-banked":
-        theo, variance, theo_by_kind = _house_theory(figures, by_kind)
+    if house:
+        if figures.one_digest:  # one set of figures for every hand: the daily sums serve
+            parts = {max(figures.by_version): by_kind}
+        else:
+            parts = _kinds_by_version(store, code, col)
+        theo, variance = 0.0, 0.0
+        theo_by_kind: dict[str, int] = {}
+        for version, part in sorted(parts.items()):
+            t, v, by = _house_theory(figures.by_version[version], part)
+            theo += t
+            variance += v
+            for kind, amount in by.items():
+                theo_by_kind[kind] = theo_by_kind.get(kind, 0) + amount
+        versions = store.fetchall(
+            "SELECT DISTINCT config_version FROM {proj_hands} WHERE table_code = ? AND status "
+            "= 'settled' AND gaming_day >= ? AND gaming_day <= ?", (code, col.first, col.last))
         out.update({"theoretical_win_minor": _minor(theo), "theoretical_by_kind": theo_by_kind,
-                    "sd_minor": _minor(variance ** 0.5)})
+                    "sd_minor": _minor(variance ** 0.5),
+                    "config_versions": sorted(int(r["config_version"]) for r in versions)})
         measured, expected = win, theo
     else:
-        stats = rake_stats(model, code)
-        expected = stats["mean_minor"] * count
-        variance = stats["sd_minor"] ** 2 * count
+        stats = rake_stats_by_config(model, code)
+        counts = store.fetchall(
+            "SELECT config_version, COUNT(*) AS hands FROM {proj_hands} WHERE table_code = ? "
+            "AND status = 'settled' AND gaming_day >= ? AND gaming_day <= ? GROUP BY "
+            "config_version", (code, col.first, col.last))
+        expected, variance = 0.0, 0.0
+        for row in counts:
+            n, per = int(row["hands"]), stats[int(row["config_version"])]
+            expected += per["mean_minor"] * n
+            variance += per["sd_minor"] ** 2 * n
         out.update({"expected_rake_minor": _minor(expected),
-                    "expected_rake_per_hand_minor": decimal(stats["mean_minor"], 2),
-                    "sd_minor": _minor(variance ** 0.5)})
+                    "expected_rake_per_hand_minor": decimal(expected / count if count else 0,
+                                                            2),
+                    "sd_minor": _minor(variance ** 0.5),
+                    "config_versions": sorted(int(r["config_version"]) for r in counts)})
         measured = rake
     sd = variance ** 0.5
     z = (measured - expected) / sd if sd > 0 else 0.0
@@ -107,8 +186,7 @@ def _column(model: Any, table: dict[str, Any], figures: dict[str, Any],
                                                    _minor(expected + Z_95 * sd)],
                 "flagged": flagged, "flag_hands": []})
     if flagged:
-        out["flag_hands"] = _flag_hands(model, code, col, figures.get("kind") == "house-banked",
-                                        short=z < 0)
+        out["flag_hands"] = _flag_hands(model, code, col, house, short=z < 0)
     return out
 
 
@@ -139,13 +217,14 @@ def _flag_hands(model: Any, code: str, col: Period, house: bool,
                 short: bool) -> list[dict[str, Any]]:
     column = "house_result_minor" if house else "rake_minor"
     order = "ASC" if short else "DESC"
-    rows = model.store.fetchall(
+    rows = for_table(model, code).store.fetchall(
         f"SELECT hand_no, gaming_day, started_at, {column} AS amount FROM {{proj_hands}} WHERE "
         "table_code = ? AND status = 'settled' AND gaming_day >= ? AND gaming_day <= ? "
         f"ORDER BY {column} {order}, hand_no LIMIT {FLAG_HANDS}", (code, col.first, col.last))
     return [{"table": code, "hand_no": int(r["hand_no"]), "gaming_day": r["gaming_day"],
              "started_at": r["started_at"], f"{'house_result' if house else 'rake'}_minor":
-             int(r["amount"])} for r in rows]
+             int(r["amount"]), "replay": f"/tables/{code}/hands/{int(r['hand_no'])}/replay"}
+            for r in rows]
 
 
 def _minor(value: float) -> int:

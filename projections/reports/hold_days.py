@@ -13,8 +13,7 @@ from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from projections.reports.hold import Z_95, _column
-from projections.reports.paytable import mathematics
+from projections.reports.hold import Z_95, _column, theory
 from projections.reports.periods import Period, parse_month
 
 
@@ -22,14 +21,13 @@ def hold_days(model: Any, month: str, table: str) -> dict[str, Any]:
     """Every day of ``month`` at ``table``: the hold report's day column, with percentages."""
     first, last = parse_month(month)
     t = model.table(table)
-    config = model.table_configs(t["table_code"])[-1]["config"]
-    figures = mathematics(model.store, t["game"], config)
-    house = figures.get("kind") == "house-banked"
+    figures = theory(model, t)
+    house = figures.house
     days = []
     day = date.fromisoformat(first)
     while day.isoformat() <= last:
         text = day.isoformat()
-        column = _column(model, t, figures, config, Period(text, text, "day"))
+        column = _column(model, t, figures, Period(text, text, "day"))
         if house:
             drop = column["drop_minor"]
             column["theoretical_hold_pct"] = _pct(column["theoretical_win_minor"], drop)
@@ -38,7 +36,7 @@ def hold_days(model: Any, month: str, table: str) -> dict[str, Any]:
         days.append(column)
         day += timedelta(days=1)
     return {"table": t["table_code"], "game": t["game"], "currency": t["currency"],
-            "kind": figures.get("kind"), "month": month[:7], "from": first, "to": last,
+            "kind": figures.current.get("kind"), "month": month[:7], "from": first, "to": last,
             "z_95": Z_95, "days": days}
 
 

@@ -13,7 +13,8 @@ computed at most once per digest:
   shows it without storing it.
 
 The report of a table lists every configuration version with its approver, reason and digest
-beside the figures of that digest, so the approved mathematics sits next to the approval. A
+beside the headline figures of that digest (computed on the first report after the change, then
+read back), so the approved mathematics sits next to each approval. A
 configuration changed back to an earlier one has the earlier digest and reuses its figures.
 ``MATH_VERSION`` changes when the computation does: older rows are then ignored, not trusted.
 """
@@ -77,15 +78,19 @@ def compute(game: str, config: Mapping[str, Any]) -> dict[str, Any]:
 
         figures = hcf_figures(full, digest)
     else:
+        from projections.reports.rake_report import policy_text
+
         figures = {"kind": "rake", "note": "the players bank the game (nobody does): the house "
-                   "takes only the fee or rake; see the rake section of the table's report"}
+                   "takes only the fee or rake; see the rake section of the table's report",
+                   "policy": policy_text(game, full)}
     return {"game": game, "digest": digest, "math_version": MATH_VERSION,
             "seconds": f"{time.perf_counter() - started:.1f}", **figures}
 
 
 def mathematics(store: Store | None, game: str, config: Mapping[str, Any]) -> dict[str, Any]:
     """The figures of a configuration: from memory, from ``report_math``, or computed now (and
-    stored when the reader may write)."""
+    stored when the reader may write; kept in memory only when ``store`` is an export's
+    read-only snapshot)."""
     full = normalised(game, config)
     digest = config_digest(game, full)
     found = _MEMORY.get(digest)
@@ -99,7 +104,7 @@ def mathematics(store: Store | None, game: str, config: Mapping[str, Any]) -> di
     result = compute(game, full)
     result["computed_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     _MEMORY[digest] = result
-    if store is not None:
+    if store is not None and not store.read_only:
         _write(store, result)
     return result
 
@@ -132,30 +137,48 @@ def _write(store: Store, result: dict[str, Any]) -> None:
         return
 
 
+def headline(figures: Mapping[str, Any]) -> dict[str, Any]:
+    """The figures an approval is judged on, for the history beside each configuration."""
+    if figures.get("kind") == "house-banked":
+        optimal = figures["strategies"][0]
+        return {"house_edge": optimal["house_edge"],
+                "element_of_risk": optimal["element_of_risk"],
+                "play_probability": optimal["play_probability"],
+                "jackpot_break_even_meter_minor":
+                    figures["jackpot"]["break_even_meter_minor"]}
+    if figures.get("kind") == "designated-player":
+        return {"dp_qualifies": figures["dp_qualifies"],
+                "player_expected_per_ante": figures["player_expected_per_ante"],
+                "flush_bonus_return_against_dp": figures["flush_bonus"]["return_against_dp"],
+                "straight_flush_bonus_return_against_dp":
+                    figures["straight_flush_bonus"]["return_against_dp"]}
+    return {}
+
+
 def table_report(model: Any, code: str) -> dict[str, Any]:
-    """The paytable report of a table: every configuration version with its approval and
-    digest, the current configuration's figures, and for player-banked and pooled games the
+    """The paytable report of a table: every configuration version with its approval, digest
+    and the headline figures of its mathematics (each computed once per digest, then cached),
+    the current configuration's figures in full, and for player-banked and pooled games the
     rake from the recorded hands."""
-    from projections.reports.rake_report import rake_figures
+    from projections.reports.rake_report import policy_text, rake_figures
 
     table = model.table(code)
+    game = table["game"]
+    configs = model.table_configs(table["table_code"])
     history = []
-    for row in model.table_configs(table["table_code"]):
-        full = normalised(table["game"], row["config"])
-        history.append({"config_version": row["config_version"], "at": row["at"],
-                        "approver": row["approver"], "reason": row["reason"],
-                        "digest": config_digest(table["game"], full)})
-    current = model.table_configs(table["table_code"])[-1]["config"]
-    figures = mathematics(model.store, table["game"], current)
-    for entry in history:
-        cached = _MEMORY.get(entry["digest"]) or _read(model.store, entry["digest"])
-        entry["computed"] = cached is not None
-        if cached is not None and cached.get("kind") == "house-banked":
-            optimal = cached["strategies"][0]
-            entry["house_edge"] = optimal["house_edge"]
-    report: dict[str, Any] = {"table": table["table_code"], "game": table["game"],
+    for row in configs:
+        figures = mathematics(model.store, game, row["config"])
+        entry = {"config_version": row["config_version"], "at": row["at"],
+                 "approver": row["approver"], "reason": row["reason"],
+                 "digest": figures["digest"], **headline(figures)}
+        if game in ("chinese-poker", "stud-hilo", "high-card-flush"):
+            entry["rake_policy"] = policy_text(game, normalised(game, row["config"]))
+        history.append(entry)
+    current = configs[-1]["config"]
+    figures = mathematics(model.store, game, current)
+    report: dict[str, Any] = {"table": table["table_code"], "game": game,
                               "currency": table["currency"], "configs": history,
                               "mathematics": figures}
-    if table["game"] != "caribbean-stud":
-        report["rake"] = rake_figures(model, table["table_code"], table["game"], current)
+    if game != "caribbean-stud":
+        report["rake"] = rake_figures(model, table["table_code"], game, current)
     return report

@@ -6,54 +6,88 @@ Per player (and per table under it): ``hands`` settled, ``tables``, ``seconds`` 
 ``handle_minor`` (every wager; fees are not wagers), ``average_wager_minor`` (handle / hands),
 ``theoretical_win_minor`` and ``actual_win_minor`` (what the table won from the player: minus the
 player's result over those hands). The theoretical win is the house edge of each wager at the
-table's configuration (Caribbean Stud: the optimal strategy's edge on the Ante, the house's
-expected share of the jackpot side wager); in games the players bank it is the fee or rake the
-player is expected to pay (the hand's rake shared among its players).
+configuration in force when the hand was played (Caribbean Stud: the optimal strategy's edge on
+the Ante, the house's expected share of the jackpot side wager); in games the players bank it is
+the fee or rake the player is expected to pay (the hand's rake shared among its players). Each
+player's ``columns`` give the same totals for the period, the month to date and the year to
+date of its last day.
 """
 
 from __future__ import annotations
 
 import json
 from datetime import datetime
+from functools import partial
 from typing import Any
 
+from projections.fleet import by, each, fetch_all, for_table, paged_merge
 from projections.reports.hold import FEES
 from projections.reports.paytable import mathematics
-from projections.reports.periods import Period
+from projections.reports.periods import Period, columns
 
 
-def _edges(model: Any, code: str, game: str) -> dict[str, float]:
+def _edges(model: Any, code: str, game: str, version: int) -> dict[str, float]:
+    """The house edge of each wager kind under the table's configuration ``version`` (the one
+    in force when the hand was played, COM-4)."""
     if game != "caribbean-stud":
         return {}
-    config = model.table_configs(code)[-1]["config"]
-    figures = mathematics(model.store, game, config)
+    figures = mathematics(model.store, game, model.config(code, version))
     return {"ante": float(figures["strategies"][0]["house_edge"]),
             "jackpot": float(figures["jackpot"]["house_share_expected_per_wager"])}
 
 
+COLUMN_KEYS = ("tables", "hands", "seconds", "handle_minor", "average_wager_minor",
+               "theoretical_win_minor", "actual_win_minor")
+
+
 def player_report(model: Any, chosen: Period, player: str | None = None) -> dict[str, Any]:
+    """The ratings of the period's players (per player and per table under it), and for each
+    player the period, the month to date and the year to date of its last day (``columns``,
+    COMAR 36.05.03.25's columns)."""
+    cols = columns(chosen)
+    cache: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    found = []
+    for col in cols:  # a month's month to date is the month itself: read once
+        key = (col.first, col.last)
+        if key not in cache:
+            cache[key] = _ratings(model, col, player)
+        found.append(cache[key])
+    for entry in found[0]:
+        entry["columns"] = []
+        for col, ratings in zip(cols, found, strict=True):
+            same = next((p for p in ratings if p["player"] == entry["player"]), None)
+            entry["columns"].append({**col.as_dict(), **{
+                k: (same[k] if same else 0) for k in COLUMN_KEYS},
+                "by_table": same["by_table"] if same else []})
+    return {"period": chosen.as_dict(), "columns": [c.as_dict() for c in cols],
+            "players": found[0]}
+
+
+def _ratings(model: Any, chosen: Period, player: str | None) -> list[dict[str, Any]]:
     where = "s.status = 'settled' AND s.gaming_day >= ? AND s.gaming_day <= ?"
     params: list[Any] = [chosen.first, chosen.last]
     if player is not None:
         where += " AND s.player = ?"
         params.append(player)
-    rows = model.store.fetchall(
-        "SELECT s.table_code, s.hand_no, s.player, s.game, s.gaming_day, s.started_at, "
-        "s.ended_at, s.wagered_minor, s.net_minor, s.kinds_json, h.rake_minor, h.players "
+    rows = fetch_all(
+        model, "SELECT s.table_code, s.hand_no, s.player, s.game, s.gaming_day, s.started_at, "
+        "s.ended_at, s.wagered_minor, s.net_minor, s.kinds_json, h.rake_minor, h.players, "
+        "h.config_version "
         "FROM {proj_seat_hands} s JOIN {proj_hands} h ON h.table_code = s.table_code AND "
         f"h.hand_no = s.hand_no WHERE {where} ORDER BY s.player, s.table_code, s.hand_no",
-        tuple(params))
-    edges: dict[str, dict[str, float]] = {}
+        tuple(params), by("player", "table_code", "hand_no"))
+    edges: dict[tuple[str, int], dict[str, float]] = {}
     players: dict[str, dict[str, Any]] = {}
     sessions: dict[tuple[str, str, str], list[str]] = {}
     for row in rows:
         code = row["table_code"]
-        if code not in edges:
-            edges[code] = _edges(model, code, row["game"])
+        version = (code, int(row["config_version"]))
+        if version not in edges:
+            edges[version] = _edges(model, code, row["game"], version[1])
         kinds = json.loads(row["kinds_json"])
         handle = sum(v for k, v in kinds.items() if k not in FEES)
-        if edges[code]:
-            theo = sum(edges[code].get(k, 0.0) * v for k, v in kinds.items())
+        if edges[version]:
+            theo = sum(edges[version].get(k, 0.0) * v for k, v in kinds.items())
         else:
             theo = int(row["rake_minor"]) / max(int(row["players"]), 1)
         entry = players.setdefault(row["player"], {"player": row["player"], "tables": {}})
@@ -79,7 +113,7 @@ def player_report(model: Any, chosen: Period, player: str | None = None) -> dict
         out.append({"player": entry["player"], "tables": len(tables),
                     **{k: v for k, v in total.items() if k not in ("table", "game")},
                     "by_table": tables})
-    return {"period": chosen.as_dict(), "players": out}
+    return out
 
 
 def _blank(code: str, game: str) -> dict[str, Any]:
@@ -108,6 +142,13 @@ def player_hands(model: Any, player: str, chosen: Period | None = None,
     """The hands a player took part in, oldest first: table, hand, day, times, seat, status,
     wagered, the player's result and the hand's rules (``won_min`` / ``lost_min``: the player
     won / lost at least that many minor units)."""
+    stores = each(model)
+    if table is not None:
+        model = for_table(model, table)
+    elif len(stores) > 1:  # a fleet: each store's first hands, merged
+        return paged_merge([partial(player_hands, m, player, chosen, None) for m in stores],
+                           by("started_at", "table_code", "hand_no"), limit, offset, game=game,
+                           status=status, won_min=won_min, lost_min=lost_min)
     where = "s.player = ?"
     params: list[Any] = [player]
     if chosen is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from projections.fleet import for_table
 from projections.reports.paytable import decimal
 
 
@@ -42,7 +43,7 @@ def rake_stats(model: Any, code: str, first_day: str | None = None,
     if last_day is not None:
         where += " AND gaming_day <= ?"
         params.append(last_day)
-    row = model.store.fetchone(
+    row = for_table(model, code).store.fetchone(
         "SELECT COUNT(*) AS hands, COALESCE(SUM(rake_minor), 0) AS rake, "
         "COALESCE(SUM(rake_minor * rake_minor), 0) AS squares, COALESCE(SUM(players), 0) AS "
         f"players FROM {{proj_hands}} WHERE {where}", tuple(params))
@@ -55,10 +56,33 @@ def rake_stats(model: Any, code: str, first_day: str | None = None,
             "mean_players": int(row["players"]) / hands if hands else 0.0}
 
 
+def rake_stats_by_config(model: Any, code: str) -> dict[int, dict[str, float]]:
+    """Per configuration version of the table: the mean and standard deviation of the rake
+    per settled hand under it (a version without hands: none, its hands expect nothing)."""
+    rows = for_table(model, code).store.fetchall(
+        "SELECT config_version, COUNT(*) AS hands, COALESCE(SUM(rake_minor), 0) AS rake, "
+        "COALESCE(SUM(rake_minor * rake_minor), 0) AS squares FROM {proj_hands} WHERE "
+        "table_code = ? AND status = 'settled' GROUP BY config_version", (code,))
+    out = {}
+    for row in rows:
+        hands, rake, squares = int(row["hands"]), int(row["rake"]), int(row["squares"])
+        mean = rake / hands
+        out[int(row["config_version"])] = {
+            "hands": hands, "mean_minor": mean,
+            "sd_minor": max(squares / hands - mean * mean, 0.0) ** 0.5}
+    return out
+
+
 def rake_figures(model: Any, code: str, game: str, config: dict[str, Any]) -> dict[str, Any]:
+    """The rake over every settled hand of the table, and per configuration version (the
+    policy in force when the hands were played, COM-4)."""
     stats = rake_stats(model, code)
     return {"policy": policy_text(game, config), "recorded_hands": stats["hands"],
             "rake_minor": stats["rake_minor"],
             "expected_per_hand_minor": decimal(stats["mean_minor"], 2),
             "sd_per_hand_minor": decimal(stats["sd_minor"], 2),
-            "mean_players": decimal(stats["mean_players"], 2)}
+            "mean_players": decimal(stats["mean_players"], 2),
+            "by_config": [{"config_version": version, "hands": int(v["hands"]),
+                           "expected_per_hand_minor": decimal(v["mean_minor"], 2),
+                           "sd_per_hand_minor": decimal(v["sd_minor"], 2)}
+                          for version, v in sorted(rake_stats_by_config(model, code).items())]}

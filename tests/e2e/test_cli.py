@@ -155,7 +155,7 @@ def test_ledger_rules_prints_a_rule_and_lists_the_book() -> None:
     listed = subprocess.run([ledger, "rules", "--json"], capture_output=True, text=True,
                             check=False)
     ids = [r["id"] for r in __import__("json").loads(listed.stdout)]
-    assert len(ids) == 51 and ids[0] == "COM-1" and "STUD8-11" in ids
+    assert len(ids) == 56 and ids[0] == "COM-1" and "STUD8-11" in ids
     bad = subprocess.run([ledger, "rules", "XYZ-1"], capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "[unknown_rule]" in bad.stderr
 
@@ -175,3 +175,123 @@ def test_tokens_list_into_a_pipe_prints_whole_rows(db: Path) -> None:
     assert shown.returncode == 0, shown.stderr
     row = next(line for line in shown.stdout.splitlines() if label in line)
     assert len(row) > 80 and re.search(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", row)
+
+
+def test_amounts_are_printed_in_each_tables_currency(db: Path) -> None:
+    """ISO 4217 minor units on the command line: a JPY table's amounts have no decimals, a
+    EUR table's two, each named with its currency; a player's figures over tables of two
+    currencies are never added together."""
+    from ledger.application import LedgerApp
+    from ledger.commands import OpenTable
+    from ledger.settings import Settings
+
+    app = LedgerApp(Settings(database_url=f"sqlite:///{db}", deck_key_file=db.parent / "deck.key",
+                             log_level="WARNING"))
+    try:
+        app.execute(OpenTable(command_id="open", table="JPY-1", game="stud-hilo",
+                              currency="JPY", config={}))
+    finally:
+        app.close()
+    jpy = ledger("simulate", "--game", "stud-hilo", "--hands", "5", "--players", "3",
+                 "--table", "JPY-1", db=db)
+    assert jpy.returncode == 0, jpy.stderr
+    moved = re.search(r"chips moved (\S+),", jpy.stdout)
+    assert moved and moved.group(1).isdigit() and jpy.stdout.rstrip().endswith(" JPY"), \
+        jpy.stdout
+    eur = ledger("simulate", "--game", "stud-hilo", "--hands", "3", "--players", "3",
+                 "--table", "EUR-1", "--seed", "4", db=db)
+    assert eur.returncode == 0 and re.search(r"chips moved \d+\.\d\d,", eur.stdout), eur.stdout
+
+    hands = ledger("hands", "--player", "player-01", db=db)
+    assert hands.returncode == 0, hands.stderr
+    rows = [line for line in hands.stdout.splitlines() if " #" in line]
+    assert len(rows) == 8
+    for line in rows:
+        if line.startswith("JPY-1"):
+            assert re.search(r"wagered [\d,]+ JPY  result -?[\d,]+ JPY$", line), line
+        else:
+            assert re.search(r"wagered [\d,]+\.\d\d EUR  result -?[\d,]+\.\d\d EUR$", line), line
+    day = json.loads(ledger("hands", "--player", "player-01", "--json", db=db).stdout)[0][
+        "gaming_day"]
+
+    players = ledger("report", "players", "--day", day, "--player", "player-01", db=db)
+    assert players.returncode == 0, players.stderr
+    lines = [line.split() for line in players.stdout.splitlines()[1:]]
+    period = [line for line in lines if line[0] == "player-01"]
+    assert sorted(line[-1] for line in period) == ["EUR", "JPY"]
+    # The month and the year to date (COMAR's columns) follow, per currency likewise.
+    assert sorted((line[0], line[-1]) for line in lines if line[0] != "player-01") == [
+        ("month_to_date", "EUR"), ("month_to_date", "JPY"),
+        ("year_to_date", "EUR"), ("year_to_date", "JPY")]
+    for row in lines:
+        amounts = row[4:-1]
+        assert all(("." in a) == (row[-1] == "EUR") for a in amounts), row
+
+    hold = ledger("report", "hold", "--day", day, "--table", "JPY-1", db=db)
+    assert hold.returncode == 0, hold.stderr
+    handle = re.search(r"handle (\S+)  drop (\S+)", hold.stdout)
+    assert handle and "." not in handle.group(1) + handle.group(2), hold.stdout
+
+
+def test_every_help_names_its_arguments_and_lists_the_choices() -> None:
+    """Every command's --help (45 of them) names its arguments in capitals (``TABLE HAND_NO``,
+    not ``{table} {hand_no}``), shows no ``<bool>``, and every --game, --format and --role
+    option lists its choices."""
+    import typer
+    from typer.testing import CliRunner
+
+    from ledger.cli import _register, app
+
+    _register()
+    runner = CliRunner()
+
+    def walk(command: object, path: list[str]) -> list[list[str]]:
+        found = [path]
+        for name, sub in getattr(command, "commands", {}).items():
+            found += walk(sub, [*path, name])
+        return found
+
+    paths = walk(typer.main.get_command(app), [])
+    assert len(paths) >= 40
+    chosen = 0
+    for path in paths:
+        out = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "250"})
+        assert out.exit_code == 0, (path, out.output)
+        assert not re.search(r"<bool>|\{[a-z_]+\}", out.output), (path, out.output)
+        for option in ("--game", "--format", "--role"):
+            line = next((x for x in out.output.splitlines()
+                         if re.match(rf"^│\s+(\*\s+)?{option}\s", x)), None)
+            if line is not None:
+                assert re.search(r"\[[a-z0-9_-]+(\|[a-z0-9_-]+)+\]", line), (path, line)
+                chosen += 1
+    assert chosen >= 5
+    replay = runner.invoke(app, ["replay", "--help"], env={"COLUMNS": "250"})
+    assert "TABLE HAND_NO" in replay.output
+
+
+def test_replay_and_audit_hand_show_zones_currency_ranks_results_and_rule_texts(
+    db: Path,
+) -> None:
+    """A Caribbean Stud hand replayed and audited as a newcomer reads it: times in UTC with the
+    zone mark and in the table's local time, the currency named, each hand's rank, the
+    transfers recorded and recomputed side by side, each seat's result summing with the table
+    lines to zero, and with --rules the text of every rule cited."""
+    out = ledger("simulate", "--game", "caribbean-stud", "--hands", "3", "--seed", "5",
+                 "--table", "CSP-9", db=db)
+    assert out.returncode == 0, out.stderr
+    for command in (("replay", "CSP-9", "2", "--rules"), ("audit", "hand", "CSP-9", "2",
+                                                          "--rules")):
+        shown = ledger(*command, db=db)
+        assert shown.returncode == 0, shown.stderr
+        text = shown.stdout
+        assert re.search(r"\d{2}:\d{2}:\d{2}Z \(\d{2}:\d{2}:\d{2} Europe/Amsterdam\)", text), text
+        assert "EUR" in text
+        assert re.search(r"\((high card|one pair|two pair|three of a kind|straight|flush|full "
+                         r"house|four of a kind|straight flush|royal flush)[ A-Z2-9]*[;)]",
+                         text), text
+        assert "results per seat (net = won + returned - wagered - fee):" in text
+        assert "(with the seats' nets: 0)" in text
+        assert "CSP-1: Banked by the house." in text and "COM-8: Cards come from" in text
+        if command[0] == "audit":
+            sides = [line for line in text.splitlines() if " -> " in line and " | " in line]
+            assert sides and all(line.count(" -> ") == 2 for line in sides), text

@@ -23,14 +23,13 @@ COMMANDS = ("projections status", "projections rebuild", "projections update", "
             "audit hand", "audit seal", "export accounting", "export hands")
 
 
-def ledger(*args: str, db: Path, key: str | None = "k",
+def ledger(*args: str, db: Path, key: bool = True,
            **settings: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "LEDGER_DATABASE_URL": f"sqlite:///{db}",
            "LEDGER_DECK_KEY_FILE": str(db.parent / "deck.key"), "LEDGER_LOG_LEVEL": "WARNING",
            **settings}
-    env.pop("LEDGER_SEAL_KEY", None)
-    if key is not None:
-        env["LEDGER_SEAL_KEY"] = key
+    env.pop("LEDGER_SIGNING_KEY", None)
+    env["LEDGER_SIGNING_KEY_FILE"] = str(db.parent / ("signing.key" if key else "missing.key"))
     return subprocess.run([sys.executable, "-m", "ledger", *args], capture_output=True,
                           text=True, env=env, timeout=300, check=False, cwd=db.parent)
 
@@ -42,6 +41,10 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         out = ledger("simulate", "--game", game, "--hands", "4", "--table", code,
                      "--seed", "3", db=path)
         assert out.returncode == 0, out.stderr
+    made = ledger("keys", "create", "--json", db=path)
+    assert made.returncode == 0, made.stderr
+    assert (path.parent / "signing.key").stat().st_mode & 0o777 == 0o600
+    (path.parent / "public.key").write_text(json.loads(made.stdout)["public_key"])
     return path
 
 
@@ -75,17 +78,28 @@ def test_audit_verify_hand_and_seal(db: Path) -> None:
     assert out.returncode == 0, out.stdout + out.stderr
     report = json.loads(out.stdout)
     assert list(report) == ["tables", "hands_checked", "events_checked", "discrepancies",
-                            "chain_ok", "conservation_ok"]
+                            "chain_ok", "conservation_ok", "seal_ok", "events_read",
+                            "incremental_from", "decks_unchecked"]
     assert report["hands_checked"] == 8 and report["discrepancies"] == []
     hand = ledger("audit", "hand", "CSP-1", "2", db=db)
     assert hand.returncode == 0 and "every decision agrees with the rules" in hand.stdout
     assert "recomputed" in hand.stdout and "[CSP-" in hand.stdout
     sealed = ledger("audit", "seal", "--day", today(), "--out", "seal.json", db=db)
     assert sealed.returncode == 0 and "2 table heads" in sealed.stdout
-    checked = ledger("audit", "verify", "--seal", str(db.parent / "seal.json"), db=db)
+    (db.parent / "blocker").write_text("a file, not a directory")
+    blocked = ledger("audit", "seal", "--day", today(), "--out", "blocker/seal.json", db=db)
+    assert blocked.returncode == 2 and "output_not_writable" in blocked.stderr
+    assert "blocker or a directory above it is a file, not a directory" in blocked.stderr
+    checked = ledger("audit", "verify", "--seal", str(db.parent / "seal.json"), "--public-key",
+                     str(db.parent / "public.key"), db=db, key=False)
     assert checked.returncode == 0 and "no discrepancies" in checked.stdout
-    no_key = ledger("audit", "seal", "--day", today(), db=db, key=None)
-    assert no_key.returncode == 2 and "seal_key_missing" in no_key.stderr
+    assert "seals: 1 signed and linked" in checked.stdout  # the seal was checked too
+    no_public = ledger("audit", "verify", "--seal", str(db.parent / "seal.json"), db=db)
+    assert no_public.returncode == 2 and "public_key_missing" in no_public.stderr
+    no_key = ledger("audit", "seal", "--day", today(), db=db, key=False)
+    assert no_key.returncode == 2 and "signing_key_missing" in no_key.stderr
+    again = ledger("keys", "create", db=db)
+    assert again.returncode == 2 and "key_exists" in again.stderr
 
 
 def test_exports_write_the_days_files(db: Path) -> None:
@@ -168,6 +182,34 @@ def test_projections_follow_keeps_the_views_current_until_stopped(tmp_path: Path
     text = log.read_text()
     assert text.startswith("following tables, hands,") and text.count("updated:") >= 2
     assert "stopped:" in text.splitlines()[-1]
+
+
+def test_the_seal_and_the_read_models_name_what_was_changed(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.sqlite3"
+    for code in ("K-1", "K-2"):
+        assert ledger("simulate", "--game", "caribbean-stud", "--hands", "2", "--table", code,
+                      db=db).returncode == 0
+    public = json.loads(ledger("keys", "create", "--json", db=db).stdout)["public_key"]
+    sealed = ledger("audit", "seal", "--day", today(), "--out", f"seals/seal-{today()}.json",
+                    db=db)
+    assert sealed.returncode == 0, sealed.stderr
+    assert ledger("projections", "update", db=db).returncode == 0
+    with sqlite3.connect(db) as conn:  # an insider deletes a table and edits the accounting
+        conn.execute("DELETE FROM stored_events WHERE originator_id = ?", (table_id("K-2").hex,))
+        conn.execute("DELETE FROM ledger_commands WHERE table_id = ?", (str(table_id("K-2")),))
+        conn.execute("UPDATE proj_accounting SET drop_minor = drop_minor + 12345600 "
+                     "WHERE table_code = 'K-1'")
+    # the auditor has the public key only (no signing key here)
+    out = ledger("audit", "verify", "--seal", "seals", "--public-key", public, "--json",
+                 db=db, key=False)
+    assert out.returncode == 1, out.stderr
+    found = json.loads(out.stdout)["discrepancies"]
+    assert ("K-2", "seal_missing_table") in {(d["table"], d["kind"]) for d in found}
+    drop = next(d for d in found if d["kind"] == "projection_mismatch" and d["table"] == "K-1")
+    assert drop["expected"]["field"] == "drop_minor" and drop["expected"]["view"] == "accounting"
+    assert drop["recorded"]["value"] - drop["expected"]["value"] == 12345600
+    status = ledger("projections", "status", db=db)
+    assert status.returncode == 1 and "OUTDATED" in status.stdout
 
 
 def test_projections_status_fails_only_when_a_view_is_outdated(tmp_path: Path) -> None:

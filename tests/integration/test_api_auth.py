@@ -55,12 +55,13 @@ def routes(client: TestClient) -> list[tuple[str, str]]:
     return found
 
 
-def test_only_health_is_open(api: tuple[TestClient, Tokens]) -> None:
+def test_only_health_and_ready_are_open(api: tuple[TestClient, Tokens]) -> None:
     client, _ = api
     assert client.get("/health").json()["status"] == "ok"
+    assert client.get("/ready").json()["status"] == "ready"
     checked = 0
     for method, path in routes(client):
-        if path == "/health":
+        if path in ("/health", "/ready"):
             continue
         assert_error(client.request(method, path, json={}), 401, "missing_token")
         bad = client.request(method, path, json={}, headers=bearer("ltk_000000000000_" + "x" * 43))
@@ -195,14 +196,18 @@ READS: dict[str, tuple[str, ...]] = {
     "/jackpot": ("auditor", "accounting"),
     "/jackpot/moves": ("auditor", "accounting"),
     "/accounting": ("auditor", "accounting"),
+    "/corrections": ("auditor", "accounting"),
     "/accounting/days": ("auditor", "accounting"),
     "/accounting/dp-results": ("auditor", "accounting"),
     "/projections": ("admin", "auditor"),
     "/audit/verify": ("auditor",),
+    "/tables/T1/probes": ("admin", "auditor"),
+    "/access-log": ("admin", "auditor"),
     "/exports/accounting/2026-01-01": ("auditor", "accounting"),
     "/exports/hands/2026-01-01": ("auditor",),
     "/metrics": ("admin", "auditor", "accounting", "device"),
     "/tokens": ("admin",),
+    "/principals": ("admin", "auditor"),
     "/tables/T1/paytable": ("admin", "auditor", "accounting"),
     "/reports/hold?day=2026-01-01": ("auditor", "accounting"),
     "/reports/hold/days?table=T1&month=2026-01": ("auditor", "accounting"),
@@ -227,7 +232,7 @@ def test_each_role_reads_what_it_may_and_nothing_else(api: tuple[TestClient, Tok
                  .replace("house", "{account}").replace("2026-01-01", "{day}")
                  .replace("COM-6", "{rule_id}") for p in READS}
     templates = {t if not t.endswith("/1") else t[:-2] + "/{hand_no}" for t in templates}
-    assert documented - {"/health"} == templates  # every read route is in this table
+    assert documented - {"/health", "/ready"} == templates  # every read route is in this table
     for path, roles in READS.items():
         for role in ROLES:
             r = client.get(path, headers=bearer(token_of(tokens, role)))

@@ -148,6 +148,105 @@ def test_a_device_plays_a_full_hand_from_the_answers_alone(
     assert {k: v for k, v in flows.items() if v and not accounts.is_hand_scoped(k)} == \
         {k: v for k, v in lines.items() if v}
     assert all(a["step"]["kind"] != "over" for a in device.answers[first:-1])
+    # The reads of tables and hands answer as /openapi.json types them (validated on the way
+    # out): the hand's results there are the settle answer's.
+    auditor = bearer(tokens.auditor)
+    listed = client.get("/tables", headers=bearer(tokens.device))
+    assert listed.status_code == 200 and [t["table_code"] for t in listed.json()] == [code]
+    configs = client.get(f"/tables/{code}/configs", headers=auditor)
+    assert configs.status_code == 200 and configs.json()[0]["config"]["game"] == game
+    hand = client.get(f"/tables/{code}/hands/{answer['hand_no']}", headers=auditor)
+    assert hand.status_code == 200, hand.text
+    assert hand.json()["result"]["results"] == results
+    summaries = client.get(f"/hands?table={code}", headers=auditor)
+    assert summaries.status_code == 200 and summaries.json()[0]["status"] == "settled"
+    mine = client.get("/hands?player=p1", headers=auditor)
+    assert mine.status_code == 200, mine.text
+    assert mine.json()[0]["net_minor"] == next(s["net"] for s in [
+        *results["seats"], *([dp] if dp else [])] if s["player"] == "p1")
+    device.send("/tables/{code}/hands")
+    now = client.get(f"/tables/{code}/hands/{answer['hand_no'] + 1}", headers=auditor)
+    assert now.status_code == 200 and now.json()["status"] == "in_progress", now.text
+
+
+def test_stud8_6_a_device_deals_the_community_card_from_the_plan_alone(
+    device_api: tuple[TestClient, Tokens],
+) -> None:
+    """Eight stud players who never fold: the sixth-street plan says that seventh street will
+    be one community card (STUD8-6), the seventh-street plan has one ``community`` slot face
+    up, and the device deals it from the plan alone; the results sum to zero."""
+    client, tokens = device_api
+    code = "DEV-2"
+    r = client.post("/tables", json={"command_id": "open", "table": code, "game": "stud-hilo",
+                                     "config": {"card_source": "recorded"}},
+                    headers=bearer(tokens.admin))
+    assert r.status_code == 201, r.text
+    device = Device(client, tokens.device, code)
+    for seat in range(1, 9):
+        device.send("/tables/{code}/seats", seat=seat, player=f"p{seat}")
+        device.send("/tables/{code}/buy-ins", seat=seat, amount=50_000)
+    first = len(device.answers)
+    answer = play(device, "stud-hilo", 8, random.Random(8))
+    plans = [a["step"]["deal"] for a in device.answers[first:] if a["step"]["deal"]]
+    by_round = {p["round"]: p for p in plans}
+    sixth, seventh = by_round["sixth_street"], by_round["seventh_street"]
+    assert [s["up"] for s in sixth["slots"]] == [1] * 8
+    assert "STUD8-6" in (sixth["note"] or "") and "community" in sixth["note"]
+    assert seventh["slots"] == [{"target": "community", "down": 0, "up": 1}]
+    assert "STUD8-6" in (seventh["note"] or "")
+    (settled,) = [e for e in answer["events"] if e["type"] == "HandSettled"]
+    assert settled["outcomes"]
+    results = answer["results"]
+    assert len(results["seats"]) == 8
+    assert sum(s["net"] for s in results["seats"]) + results["rake"] + results["house"] == 0
+
+
+def test_com_8_the_dealer_terminal_of_a_recorded_table_reads_back_what_it_reported(
+    device_api: tuple[TestClient, Tokens],
+) -> None:
+    """On a ``recorded`` table the table's device not bound to a seat is the source of every
+    card: its deal answer and its reads of the table hold them. A seat-bound device sees only
+    its own seat's, ``?public=true`` none, and on an ``rng`` table the same unbound device sees
+    no face-down card."""
+    client, tokens = device_api
+    admin = bearer(tokens.admin)
+    cards = {"1": ["As", "Ks", "Qs", "Js", "9h"], "2": ["2c", "3c", "4c", "5c", "9d"],
+             "dealer": ["Ah", "Kd", "7c", "5d", "2h"]}
+    for code, source in (("DEV-0", "recorded"), ("DEV-1", "rng")):
+        r = client.post("/tables", json={"command_id": f"open-{code}", "table": code,
+                                         "game": "caribbean-stud",
+                                         "config": {"card_source": source}}, headers=admin)
+        assert r.status_code == 201, r.text
+        device = Device(client, tokens.device, code)
+        for seat in (1, 2):
+            device.send("/tables/{code}/seats", seat=seat, player=f"p{seat}")
+            device.send("/tables/{code}/buy-ins", seat=seat, amount=100_000)
+        device.send("/tables/{code}/hands")
+        for seat in (1, 2):
+            device.send("/tables/{code}/hands/current/wagers", seat=seat, kind="ante",
+                        amount=1_000)
+        dealt = device.send("/tables/{code}/hands/current/deal",
+                            **({"cards": cards} if source == "recorded" else {}))
+        (event,) = [e for e in dealt["events"] if e["type"] == "CardsDealt"]
+        answered = {str(d["target"]): d["down"] + d["up"] for d in event["dealt"]}
+        hand = client.get(f"/tables/{code}", headers=bearer(tokens.device)).json()["hand"]
+        read = {str(s["seat"]): s["cards"] for s in hand["seats"]}
+        if source == "recorded":
+            assert answered == cards
+            assert read == {"1": cards["1"], "2": cards["2"]}
+            assert hand["dealer_down"] == cards["dealer"][:4]
+        else:
+            assert all(c is None for target in ("1", "2") for c in answered[target])
+            assert all(c is None for seat in read.values() for c in seat)
+            assert hand["dealer_down"] == [None] * 4
+        seat_two = client.post("/tokens", json={"role": "device", "tables": [code], "seat": 2},
+                               headers=admin).json()["token"]
+        mine = client.get(f"/tables/{code}", headers=bearer(seat_two)).json()["hand"]
+        seen = {str(s["seat"]): s["cards"] for s in mine["seats"]}
+        assert all(c is None for c in seen["1"]) and None not in seen["2"]
+        public = client.get(f"/tables/{code}?public=true",
+                            headers=bearer(tokens.device)).json()["hand"]
+        assert all(c is None for s in public["seats"] for c in s["cards"])
 
 
 def test_what_a_device_may_not_open_and_the_rule_book(
@@ -171,7 +270,7 @@ def test_what_a_device_may_not_open_and_the_rule_book(
     rule = client.get("/rules/com-6", headers=bearer(tokens.device))
     assert rule.status_code == 200 and rule.json()["id"] == "COM-6"
     assert "whoever's turn it is" in rule.json()["text"]
-    assert len(client.get("/rules", headers=bearer(tokens.device)).json()) == 51
+    assert len(client.get("/rules", headers=bearer(tokens.device)).json()) == 56
     missing = client.get("/rules/COM-99", headers=bearer(tokens.device))
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "unknown_rule"
 
@@ -195,6 +294,23 @@ def test_the_document_types_configurations_hands_and_events(
     assert schemas["SeatResult"]["properties"]["net"]["type"] == "integer"
     dealt = schemas["Dealt"]["properties"]["down"]["items"]
     assert {"type": "null"} in dealt["anyOf"]
+    # the table and hand reads are typed too
+    paths = doc["paths"]
+
+    def answer(path: str) -> dict[str, Any]:
+        schema: dict[str, Any] = paths[path]["get"]["responses"]["200"]["content"][
+            "application/json"]["schema"]
+        return schema
+
+    assert answer("/tables")["items"]["$ref"].endswith("/TableRow")
+    assert answer("/tables/{code}/configs")["items"]["$ref"].endswith("/ConfigRow")
+    assert set(schemas["ConfigRow"]["properties"]["config"]["discriminator"]["mapping"]) == \
+        set(GAMES)
+    assert {r["$ref"].rsplit("/", 1)[1] for r in answer("/hands")["items"]["anyOf"]} == {
+        "HandSummary", "PlayerHand"}
+    assert answer("/tables/{code}/hands/{hand_no}")["$ref"].endswith("/HandDetail")
+    result = schemas["HandResult"]["properties"]["results"]["anyOf"][0]["$ref"]
+    assert result.endswith("/HandResults")
 
 
 def test_a_hands_export_is_named_after_its_table_and_has_a_manifest(

@@ -23,6 +23,8 @@ from hypothesis import HealthCheck, settings
 from ledger.api import create_app
 from ledger.api.commands import ENDPOINTS
 from ledger.settings import Settings
+from projections.context import current_gaming_day
+from tests.support import hostile
 from tests.support.http import bearer, make_tokens
 
 # The rules refuse many schema-valid commands (out of turn, above the limit ...) with a coded
@@ -101,3 +103,41 @@ def test_no_500_and_no_event_from_a_refused_request(case: Any, fuzz_env: FuzzEnv
     case.validate_response(response, excluded_checks=excluded)
     if response.status_code >= 400:
         assert (recorder.max_notification_id() or 0) == before, response.text
+
+
+# --- hostile requests, written by hand (tests/support/hostile.py) -----------------------------
+
+
+def test_hostile_requests_are_coded_4xx_append_nothing_and_break_no_read(
+    store_settings: Settings,
+) -> None:
+    """Every field of every command and every query parameter with huge, negative, zero,
+    fractional, string, boolean, null and unicode-edge values, oversized text and bodies, no
+    token and a wrong one: a coded 4xx each (never a 500), nothing appended by a refused one;
+    afterwards every read and export answers and ``projections rebuild`` works."""
+    app = create_app(store_settings)
+    made = make_tokens(app, [hostile.IDLE, hostile.HAND])
+    tokens = {"admin": made.admin, "device": made.device, "auditor": made.auditor,
+              "accounting": made.accounting, "wrong": made.device[:-4] + "AAAA"}
+    recorder = app.state.ledger.recorder
+    outcomes, appended = [], []
+    with TestClient(app) as client:
+        hostile.prepare(client, tokens)
+        for case in hostile.hostile_cases():
+            before = recorder.max_notification_id()
+            outcome = hostile.send_case(client, case, tokens)
+            outcomes.append(outcome)
+            if outcome.kind == "accepted":
+                hostile.restore(client, tokens, case)
+            elif recorder.max_notification_id() != before:
+                appended.append(case.name)
+        wrong = hostile.refused_wrongly(outcomes)
+        assert not wrong, [(o.case.name, o.status, o.detail[:80]) for o in wrong]
+        assert not appended
+        assert {o.status for o in outcomes if o.case.token in ("none", "wrong")} == {401}
+        assert {o.code for o in outcomes if "oversized_body" in o.case.name
+                and o.case.token not in ("none", "wrong")} == {"body_too_large"}
+        day = current_gaming_day("Europe/Amsterdam", store_settings.gaming_day_start)
+        reads = hostile.reads_after(client, tokens, day)
+        assert set(reads.values()) == {200}, reads
+        assert hostile.rebuild(app.state.ledger) == "ok"

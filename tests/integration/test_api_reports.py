@@ -78,3 +78,23 @@ def test_tray_commands_over_http(api: tuple[TestClient, Tokens]) -> None:
                  422, "invalid_command")
     r = client.get("/reports/inventory?month=2026-03", headers=bearer(tokens.accounting))
     assert r.status_code == 200 and r.json()["rows"] == []
+
+
+def test_the_workbook_answers_when_its_snapshot_computes_the_mathematics(
+        api: tuple[TestClient, Tokens], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first workbook of a process whose paytable figures are in no cache computes them
+    inside the export's read-only snapshot. Storing them there failed on PostgreSQL; the
+    failure was swallowed, but it had aborted the snapshot's transaction, and the next read of
+    the export answered a 500 (``InFailedSqlTransaction``). The fuzz run hit it when the
+    workbook came before any other route that computes the figures."""
+    from projections.reports import paytable
+
+    client, tokens = api
+    monkeypatch.setattr(paytable, "_MEMORY", {})
+    day = client.get("/accounting/days", headers=bearer(tokens.accounting)).json()[0]
+    for _ in range(2):  # computed inside the snapshot, then from memory
+        r = client.get(f"/exports/workbook?day={day}", headers=bearer(tokens.accounting))
+        assert r.status_code == 200, r.text
+        assert r.content[:2] == b"PK"  # an xlsx is a zip
+    r = client.get(f"/exports/accounting/{day}", headers=bearer(tokens.accounting))
+    assert r.status_code == 200, r.text

@@ -17,7 +17,7 @@ from ledger.api import create_app
 from ledger.api.console import CSP
 from ledger.settings import Settings
 from tests.support.browser import hand_in_progress
-from tests.support.http import bearer
+from tests.support.http import bearer, csrf_of
 
 LIVE = "CSP-5"
 
@@ -36,12 +36,6 @@ def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClie
     tokens["other"] = store.create("device", tables=["ELSEWHERE"], label="other")[0]
     with TestClient(app, base_url="http://console.test") as client:
         yield client, tokens, live
-
-
-def csrf_of(html: str) -> str:
-    found = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert found
-    return found.group(1)
 
 
 def test_every_console_answer_carries_a_strict_policy(console: Any) -> None:
@@ -192,3 +186,33 @@ def test_the_read_routes_behind_the_pages(console: Any) -> None:
     settled = replay["steps"][-1]
     assert settled["event"] == "HandSettled" and settled["balances"]
     assert not any(k.startswith("spot:") for k in settled["balances"])
+
+
+def test_the_consoles_pages_that_show_hole_cards_are_in_the_access_log(console: Any) -> None:
+    """The console reads through the API under the session's token: the auditor's table with
+    every card and the replay page of a hand in progress are recorded; the public table page
+    and the device's pages (no hidden card) are not."""
+    from ledger.access import access_rows, verify_access_log
+    from tests.support.http import app_of
+
+    client, tokens, live = console
+    ledger = app_of(client).state.ledger
+    last = access_rows(ledger, last=True)
+    start = last[0].seq if last else 0
+    auditor, device = bearer(tokens["auditor"]), bearer(tokens["device"])
+    for path, headers in ((f"/console/tables/{LIVE}", auditor),
+                          (f"/console/tables/{LIVE}/live", auditor),
+                          (f"/console/tables/{LIVE}/hands/{live}", device),
+                          (f"/console/tables/{LIVE}", device)):
+        assert client.get(path, headers=headers).status_code == 200, path
+    assert access_rows(ledger, after=start) == []
+    assert client.get(f"/console/tables/{LIVE}?cards=all", headers=auditor).status_code == 200
+    assert client.get(f"/console/tables/{LIVE}/hands/{live}", headers=auditor).status_code == 200
+    who = f"token:{tokens['auditor'].split('_')[1]}"
+    assert [(r.who, r.what, r.table, r.hand, r.detail["path"])
+            for r in access_rows(ledger, after=start)] == [
+        (who, "table_state", LIVE, live, f"/tables/{LIVE}"),
+        (who, "hand_replay", LIVE, live, f"/tables/{LIVE}/hands/{live}/replay"),
+        (who, "hand", LIVE, live, f"/tables/{LIVE}/hands/{live}"),
+    ]
+    assert verify_access_log(ledger) == []

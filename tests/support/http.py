@@ -213,13 +213,13 @@ def view_of(data: dict[str, Any]) -> tuple[TableView, Any, Step]:
 
 def play_table(
     client: httpx.Client, tokens: Tokens, game: str, code: str, hands: int, seed: int,
-    *, check_device_view: bool = False,
+    *, check_device_view: bool = False, executor_type: type[HttpExecutor] | None = None,
 ) -> HttpExecutor:
     """Open ``code`` (admin), seat and buy in the profile's players, play ``hands`` hands."""
     profile = profile_for(game)
     rules = get_game(game)
     ids = CommandIds(code, f"http-{uuid.uuid4().hex[:10]}")
-    executor = HttpExecutor(client, code, tokens.device, tokens.auditor)
+    executor = (executor_type or HttpExecutor)(client, code, tokens.device, tokens.auditor)
     executor.check_device_view = check_device_view
     send(client, tokens.admin, OpenTable(command_id=ids.next(), table=code, game=game,
                                          config=profile.config))
@@ -248,3 +248,10 @@ def conserved(state: dict[str, Any]) -> bool:
     if sum(balances.values()) != 0:
         return False
     return state["hand"] is not None or not any(accounts.is_hand_scoped(a) for a in balances)
+
+
+def csrf_of(html: str) -> str:
+    """The CSRF token of a console form (its hidden ``csrf`` field)."""
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found
+    return found.group(1)

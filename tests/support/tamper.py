@@ -156,3 +156,32 @@ def delete_command(app: LedgerApp, tid: UUID, version: int) -> None:
         if any(e["version"] >= version for e in json.loads(result)["events"]):
             _execute(app, f"DELETE FROM {schema}ledger_commands "
                      "WHERE table_id = %s AND command_id = %s", (str(tid), command_id))
+
+
+def insert_at(app: LedgerApp, tid: UUID, source_version: int, at: int) -> None:
+    """Insert a copy of one event's content at version ``at``, moving every event from ``at``
+    on one version up (an insertion in the middle of the history)."""
+    for row in reversed(_rows(app, tid, at - 1)):
+        _execute(app, f"UPDATE {_table(app)} SET originator_version = %s WHERE originator_id = "
+                 "%s AND originator_version = %s",
+                 (row.originator_version + 1, _id(app, tid), row.originator_version))
+    source = source_version if source_version < at else source_version + 1
+    insert_copy(app, tid, source, at)
+
+
+def edit_snapshot(app: LedgerApp, tid: UUID, old: str, new: str) -> int:
+    """Edit the JSON of a table's latest snapshot; returns its version."""
+    recorder: Any = app.recorder
+    name = recorder.events_table_name.replace("_events", "_snapshots")
+    table = name if not _is_postgres(app) else f'"{recorder.datastore.schema}"."{name}"'
+    assert app.snapshots is not None
+    (latest,) = list(app.snapshots.get(tid, desc=True, limit=1))
+    version: int = latest.originator_version
+    if _is_postgres(app):
+        sql = (f"UPDATE {table} SET state = convert_to(replace(convert_from(state, 'UTF8'), "
+               "%s, %s), 'UTF8') WHERE originator_id = %s AND originator_version = %s")
+    else:
+        sql = (f"UPDATE {table} SET state = CAST(replace(CAST(state AS TEXT), %s, %s) AS BLOB) "
+               "WHERE originator_id = %s AND originator_version = %s")
+    _execute(app, sql, (old, new, _id(app, tid), version))
+    return version

@@ -97,3 +97,53 @@ def test_store_failures_are_classified_and_never_show_the_password() -> None:
             store_env(Settings(database_url=url))
         assert err.value.code == "invalid_database_url" and "secret" not in err.value.message
         assert "pa/ss" not in err.value.message
+
+
+def test_a_multi_host_url_names_every_server_for_libpq() -> None:
+    url = ("postgresql://ledger:s%2Fcret@db1.example:5432,db2.example:5433/ledger"
+           "?target_session_attrs=read-write")
+    env = store_env(Settings(database_url=url))
+    assert env["POSTGRES_HOST"] == "db1.example,db2.example"
+    assert env["POSTGRES_PORT"] == "5432,5433" and env["POSTGRES_PASSWORD"] == "s/cret"
+    assert env["LEDGER_PG_OPTIONS"] == "target_session_attrs=read-write"
+    from ledger.persistence import PostgresTarget
+
+    target = PostgresTarget.of(Settings(database_url=url))
+    assert "db1.example:5432,db2.example:5433" in str(target) and "cret" not in str(target)
+    kwargs = target.url.connect_kwargs(5)
+    assert kwargs["host"] == "db1.example,db2.example" and kwargs["port"] == "5432,5433"
+    assert kwargs["target_session_attrs"] == "read-write"
+
+
+@pytest.mark.parametrize("url", ["postgresql://h1:5432,h2:x/db", "postgresql://h/db?sneaky=1",
+                                 "postgresql://h:99999/db"])
+def test_bad_multi_host_urls_are_coded_errors(url: str) -> None:
+    with pytest.raises(LedgerError) as err:
+        store_env(Settings(database_url=url))
+    assert err.value.code == "invalid_database_url"
+
+
+def test_a_read_store_is_a_postgresql_url_or_none() -> None:
+    from pydantic import ValidationError
+
+    from ledger.readstore import read_settings
+
+    primary = "postgresql://ledger@db1/ledger"
+    assert read_settings(Settings(database_url=primary)) is None
+    assert read_settings(Settings(database_url=primary, read_database_url="  ")) is None
+    standby = "postgresql://ledger@db2,db1/ledger?target_session_attrs=prefer-standby"
+    chosen = read_settings(Settings(database_url=primary, read_database_url=f" {standby} "))
+    assert chosen is not None
+    assert (chosen.database_url, chosen.read_database_url) == (standby, None)
+    with pytest.raises(ValidationError, match="PostgreSQL standby"):
+        Settings(database_url=primary, read_database_url="sqlite:///copy.sqlite3")
+
+
+def test_a_read_store_beside_shards_is_refused() -> None:
+    from ledger.readstore import open_reader
+
+    settings = Settings(shards="east: E-* = postgresql://ledger@db-east/ledger",
+                        read_database_url="postgresql://ledger@db-east-standby/ledger")
+    with pytest.raises(LedgerError) as err:
+        open_reader(settings)
+    assert err.value.code == "not_across_shards"

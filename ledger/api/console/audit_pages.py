@@ -4,9 +4,11 @@ and the steps they concern.
 
 The audit runs as the API's own route with the reader's token (so only a role the API lets
 audit can start one), in this process; the page polls ``/console/audit/jobs/{id}/progress``.
-A job belongs to the token that started it and is kept in memory (the last few per process):
-behind a load balancer, follow a job on the instance that runs it (sticky sessions), or run
-``ledger audit verify`` for long audits.
+The same audit sent again while it runs is that one (a double click starts one), and a token
+runs two audits at most at once (``audits_running``, 409). A job belongs to the token that
+started it and is kept in memory (the last few per process): behind a load balancer, follow a
+job on the instance that runs it (sticky sessions), or run ``ledger audit verify`` for long
+audits.
 """
 
 from __future__ import annotations
@@ -24,10 +26,13 @@ from ledger.api.console.gateway import Api
 from ledger.api.console.session import Reader, check_csrf
 from ledger.api.console.web import may, page, render
 from ledger.api.errors import ApiError
-from ledger.errors import InvalidInput
+from ledger.errors import InvalidInput, StateConflict
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 KEEP = 20
+MAX_RUNNING = 2
+"""Audits one token may have running at once: each runs in one of the service's worker threads,
+and a POST returns at once, so without a bound one client could take every worker."""
 JOB_ID = r"^[A-Za-z0-9_-]{16,32}$"
 
 
@@ -91,6 +96,16 @@ async def audit_start(request: Request, who: Reader, api: Api,
     tables = await api.data("/tables")
     if code is not None and not any(t["table_code"].upper() == code.upper() for t in tables):
         raise InvalidInput("unknown_table", f"no table {code!r}", table=code)
+    running = [j for j in JOBS.values()
+               if j.owner == who.principal.token_id and j.finished is None]
+    for job in running:  # the same audit sent again (a double click): follow the one running
+        if (job.table or "").upper() == (code or "").upper() and job.day == chosen:
+            return RedirectResponse(f"/console/audit/jobs/{job.id}", status_code=303)
+    if len(running) >= MAX_RUNNING:
+        raise StateConflict("audits_running", f"{len(running)} audits started with this token "
+                            "are running: wait for one of them to end ("
+                            + ", ".join(f"/console/audit/jobs/{j.id}" for j in running) + ")",
+                            running=[j.id for j in running])
     total = sum(int(t.get("last_version") or 0) for t in tables
                 if code is None or t["table_code"].upper() == code.upper())
     job = Job(id=secrets.token_urlsafe(12), owner=who.principal.token_id, table=code,

@@ -1,5 +1,6 @@
-"""Accounting (a day or a period per table, the hold against theory, the hold chart of a
-month, the day's exports as downloads), the jackpot meters and movements, and HCF coverage."""
+"""Accounting (a day, a month or a range of days per table, the hold against theory, the hold
+chart of a month, the day's exports as downloads), the jackpot meters and movements, and HCF
+coverage."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ledger.api.console.gateway import Api, Refused
 from ledger.api.console.session import Reader
 from ledger.api.console.web import page, render
 from ledger.errors import InvalidInput
+from projections.reports.periods import parse_month, period
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 DAY = r"^\d{4}-\d{2}-\d{2}$"
@@ -22,20 +24,30 @@ MONTH = r"^\d{4}-\d{2}$"
 CODE = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
 SUMMED = ("drop_minor", "cash_outs_minor", "house_win_minor", "rake_minor",
           "jackpot_contributions_minor", "jackpot_awards_minor", "jackpot_seeds_minor",
-          "dp_results_minor", "hands_settled", "hands_voided", "hands_cancelled")
+          "dp_results_minor", "hands_settled", "hands_voided", "hands_cancelled",
+          "corrections", "corrections_house_minor", "corrections_rake_minor",
+          "corrections_cage_minor", "corrections_owed_minor")
 
 
-def _period(day: str | None, month: str | None, days: list[str]) -> tuple[str, str, str]:
-    """(first, last, label) of the chosen day or month; the latest day with activity when
-    neither is given."""
-    if day and month:
-        raise InvalidInput("invalid_period", "choose a day or a month, not both")
+def _period(day: str | None, month: str | None, first: str | None, last: str | None,
+            days: list[str]) -> tuple[str, str, str]:
+    """(first, last, label) of the chosen day, month or range of days (``from`` and ``to``);
+    the latest day with activity when none is given."""
+    if sum(x is not None for x in (day, month, first or last)) > 1:
+        raise InvalidInput("invalid_period", "choose a day, a month or a range of days (from "
+                           "and to), one of them")
     if month:
-        first, last = f"{month}-01", f"{month}-31"
-        return first, last, month
-    chosen = day or (days[0] if days else date.today().isoformat())
-    date.fromisoformat(chosen)
-    return chosen, chosen, chosen
+        start, end = parse_month(month)
+        return start, end, month
+    if first or last:
+        if not (first and last):
+            raise InvalidInput("invalid_period", "a range of days needs its first day (from) "
+                               "and its last (to)")
+        chosen = period(first=first, last=last)
+        return chosen.first, chosen.last, f"{chosen.first} to {chosen.last}"
+    when = day or (days[0] if days else date.today().isoformat())
+    date.fromisoformat(when)
+    return when, when, when
 
 
 @router.get("/accounting")
@@ -43,22 +55,31 @@ def _period(day: str | None, month: str | None, days: list[str]) -> tuple[str, s
 async def accounting(request: Request, who: Reader, api: Api,
                      day: str | None = Query(None, pattern=DAY),
                      month: str | None = Query(None, pattern=MONTH),
+                     first: str | None = Query(None, alias="from", pattern=DAY),
+                     last: str | None = Query(None, alias="to", pattern=DAY),
                      table: str | None = Query(None, pattern=CODE)) -> Response:
+    day, month, first, last = (v or None for v in (day, month, first, last))
     days = await api.data("/accounting/days", {"table": table})
-    first, last, label = _period(day, month, days)
+    start, end, label = _period(day, month, first, last, days)
     rows = [r for r in await api.data("/accounting", {"table": table})
-            if first <= r["gaming_day"] <= last]
+            if start <= r["gaming_day"] <= end]
     per_table = _sum_by_table(rows)
-    chosen = (("month", month), ("day", None if month else first), ("table", table))
-    hold_query = urlencode({k: v for k, v in chosen if v})
+    if month:
+        chosen: dict[str, str] = {"month": month}
+    elif start != end or first:
+        chosen = {"from": start, "to": end}
+    else:
+        chosen = {"day": start}
+    hold_query = urlencode({**chosen, **({"table": table} if table else {})})
     tables_ = await api.data("/tables")
-    chart_month = month or first[:7]
-    downloads = [] if month else _downloads(first, who)
-    workbook = "/console/exports/workbook?" + (f"month={month}" if month else f"day={first}")
+    chart_month = month or end[:7]
+    downloads = _downloads(start, who) if "day" in chosen else []
+    workbook = "/console/exports/workbook?" + urlencode(chosen)
     return render(request, "accounting.html", who, rows=rows, per_table=per_table, days=days,
-                  day=None if month else first, month=month, label=label, table=table,
-                  hold_query=hold_query, tables=tables_, chart_month=chart_month,
-                  downloads=downloads, workbook=workbook)
+                  day=chosen.get("day"), month=month, first=chosen.get("from"),
+                  last=chosen.get("to"), label=label, table=table, hold_query=hold_query,
+                  tables=tables_, chart_month=chart_month, downloads=downloads,
+                  workbook=workbook)
 
 
 def _sum_by_table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -92,8 +113,11 @@ def _downloads(day: str, who: Reader) -> list[tuple[str, str]]:
 async def hold(request: Request, who: Reader, api: Api,
                day: str | None = Query(None, pattern=DAY),
                month: str | None = Query(None, pattern=MONTH),
+               first: str | None = Query(None, alias="from", pattern=DAY),
+               last: str | None = Query(None, alias="to", pattern=DAY),
                table: str | None = Query(None, pattern=CODE)) -> Response:
-    report = await api.data("/reports/hold", {"day": day, "month": month, "table": table})
+    report = await api.data("/reports/hold", {"day": day, "month": month, "from": first,
+                                              "to": last, "table": table})
     return render(request, "_hold.html", who, hold=report)
 
 
@@ -166,5 +190,9 @@ async def hands_export(request: Request, who: Reader, api: Api, day: str = Path(
 @page
 async def workbook_export(request: Request, who: Reader, api: Api,
                           day: str | None = Query(None, pattern=DAY),
-                          month: str | None = Query(None, pattern=MONTH)) -> Response:
-    return await _download(api, "/exports/workbook", {"day": day, "month": month})
+                          month: str | None = Query(None, pattern=MONTH),
+                          first: str | None = Query(None, alias="from", pattern=DAY),
+                          last: str | None = Query(None, alias="to", pattern=DAY)
+                          ) -> Response:
+    return await _download(api, "/exports/workbook", {"day": day, "month": month,
+                                                      "from": first, "to": last})

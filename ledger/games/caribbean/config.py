@@ -7,6 +7,7 @@ from typing import Final, Literal
 
 from pydantic import Field, field_validator
 
+from ledger.bounds import Amount, AmountOrZero, BasisPoints, Odds
 from ledger.evaluation import caribbean as csp
 from ledger.evaluation import high
 from ledger.games.base import (
@@ -23,17 +24,17 @@ class JackpotConfig(Record):
     """The progressive side wager (CSP-6)."""
 
     enabled: bool = True
-    wager: int = Field(default=100, gt=0)
+    wager: Amount = 100
     """The side wager is exactly this amount (1.00)."""
-    contribution_bps: int = Field(default=7000, ge=0, le=10_000)
+    contribution_bps: BasisPoints = 7000
     """Share of each side wager that feeds the meter, rounded down; the rest goes to the house."""
-    seed: int = Field(default=1_000_000, ge=0)
+    seed: AmountOrZero = 1_000_000
     """The meter at opening and after every 100% award (10,000.00)."""
-    fixed_awards: dict[str, int] = Field(
+    fixed_awards: dict[str, AmountOrZero] = Field(
         default_factory=lambda: {"flush": 5_000, "full_house": 10_000, "four_of_a_kind": 50_000}
     )
     """Awards the house pays, by line."""
-    percent_awards_bps: dict[str, int] = Field(
+    percent_awards_bps: dict[str, BasisPoints] = Field(
         default_factory=lambda: {"straight_flush": 1_000, "royal_flush": 10_000}
     )
     """Awards paid out of the meter, as basis points of the meter (rounded down)."""
@@ -56,7 +57,7 @@ def _default_paytable() -> dict[str, int]:
 class CaribbeanConfig(ConfigBase):
     game: Literal["caribbean-stud"] = GAME
     limits: dict[str, Limits] = Field(default_factory=lambda: {"ante": Limits(min=500, max=50_000)})
-    play_paytable: dict[str, int] = Field(default_factory=_default_paytable)
+    play_paytable: dict[str, Odds] = Field(default_factory=_default_paytable)
     """Odds N (of N-1) paid on the Play wager by the player's hand category (CSP-4)."""
     jackpot: JackpotConfig = Field(default_factory=JackpotConfig)
 

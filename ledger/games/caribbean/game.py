@@ -136,13 +136,12 @@ class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):
         )
 
     def _act(self, table: TableView, hand: CaribbeanHand, cmd: Act) -> PlayerActed:
-        step = self.next_step(table, hand)
         if hand.phase != "decisions":
-            raise wrong_phase(f"{cmd.action}", step)
+            raise wrong_phase(f"{cmd.action}", self.next_step(table, hand))
         nxt = hand.to_act
         assert nxt is not None
         if cmd.seat != nxt.seat:
-            raise out_of_turn(cmd.seat, step)
+            raise out_of_turn(cmd.seat, self.next_step(table, hand))
         if cmd.action == "fold":
             return fold(hand, nxt, "CSP-2")
         if cmd.action == "play":

@@ -30,6 +30,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ledger.bounds import Amount, AmountOrZero
 from ledger.errors import RuleViolation
 from ledger.games.base import ConfigBase, Limits
 from ledger.records import ChipsBoughtIn, Record
@@ -50,9 +51,9 @@ class ChineseConfig(ConfigBase):
     game: Literal["chinese-poker"] = GAME
     scoring: Scoring = "mandarin"
     """CHP-4: ``basic`` counts segments only; ``mandarin`` adds the scoop, CHP-5 and CHP-6."""
-    point_value: int = Field(default=100, gt=0)
+    point_value: Amount = 100
     """CHP-8: minor units per point."""
-    fee: int = Field(default=0, ge=0)
+    fee: AmountOrZero = 0
     """CHP-11: fixed fee per player per hand, in minor units, taken before scoring."""
 
     @field_validator("limits")
@@ -108,6 +109,17 @@ def evolve_memo(memo: ChineseMemo, record: Record) -> ChineseMemo:
     else:
         after = before.model_copy(update={"short": before.short + 1, "short_buy_open": False})
     return memo.model_copy(update={"buys": {**memo.buys, record.player: after}})
+
+
+def check_whole_points(config: ChineseConfig, amount: int, kind: str) -> None:
+    """COR-2 with CHP-8: a corrected buy-in or cash-out moves whole points."""
+    if amount % config.point_value:
+        raise RuleViolation(
+            "amount_not_whole_points",
+            f"a {kind.replace('_', '-')} moves whole points of {config.point_value}: {amount} "
+            "is not (CHP-8, COR-2)", amount=amount, point_value=config.point_value,
+            rule="CHP-8",
+        )
 
 
 def check_buy_in(config: ChineseConfig, memo: ChineseMemo, player: str, amount: int,

@@ -83,6 +83,10 @@ class ChinesePoker(Game[ChineseConfig, ChineseHand]):
         memo = table.memo if isinstance(table.memo, ChineseMemo) else ChineseMemo()
         cfg.check_buy_in(table.config, memo, table.player_at(seat), amount, kind)
 
+    def check_corrected_amount(self, table: TableView, kind: str, amount: int) -> None:
+        """COR-2 with CHP-8: stacks are whole points, so what really moved is too."""
+        cfg.check_whole_points(table.config, amount, kind)
+
     def evolve_memo(self, memo: ChineseMemo, record: Record) -> ChineseMemo:
         return cfg.evolve_memo(memo, record)
 
@@ -219,7 +223,10 @@ class ChinesePoker(Game[ChineseConfig, ChineseHand]):
                 + (f"; missing: {format_cards(missing)}" if missing else "") + " (CHP-3)",
                 seat=seat.seat, extra=format_cards(extra), missing=format_cards(missing),
                 rule="CHP-3",
-            )
+            ).private_to(seat.seat, f"a set must use exactly the 13 cards dealt to seat "
+                         f"{seat.seat} (CHP-3)", "extra", "missing")
+            # A reader who cannot see the seat's cards learns only that the set was refused:
+            # not which cards, nor how many, were wrong.
         segments = (cmd.front, cmd.middle, cmd.back)
         records: list[HandRecord] = [PlayerActed(
             hand_no=hand.hand_no, seat=seat.seat, action="set", segments=segments, rule="CHP-2",
@@ -264,7 +271,8 @@ class ChinesePoker(Game[ChineseConfig, ChineseHand]):
                 "declaration_not_supported",
                 f"seat {seat.seat}'s hand as set is not {win.value} (CHP-7)",
                 seat=seat.seat, declaration=win.value, rule="CHP-7",
-            )
+            ).private_to(seat.seat, f"seat {seat.seat}'s hand as set is not {win.value} "
+                         "(CHP-7)")  # the refusal itself tells it: recorded (ledger.probes)
         return PlayerActed(hand_no=hand.hand_no, seat=seat.seat, action="declare",
                            declaration=win.value, rule="CHP-7")
 

@@ -160,7 +160,6 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
         self, table: TableView, config: HcfConfig, hand: HcfHand, cmd: Act
     ) -> list[HandRecord]:
         """HCF-1: the seat offered the role accepts (its stack becomes the bank) or declines."""
-        step = self.next_step(table, hand)
         offered = hand.offered_to
         assert offered is not None
         if cmd.action not in ("accept", "decline"):
@@ -171,7 +170,7 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
                 waiting_for="offer", seats=[offered], rule="HCF-1",
             )
         if cmd.seat != offered:
-            raise out_of_turn(cmd.seat, step)
+            raise out_of_turn(cmd.seat, self.next_step(table, hand))
         seat = hand.seat(offered)
         if cmd.action == "accept":
             funds = table.stack(seat.player)
@@ -246,13 +245,12 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
 
     def _act(self, table: TableView, hand: HcfHand, cmd: Act, rule: str = "HCF-5") -> PlayerActed:
         """HCF-5: fold (Ante and bonus wagers go into the bank) or raise within the cap."""
-        step = self.next_step(table, hand)
         if hand.phase != "decisions":
-            raise wrong_phase(cmd.action, step)
+            raise wrong_phase(cmd.action, self.next_step(table, hand))
         nxt = hand.to_act
         assert nxt is not None
         if cmd.seat != nxt.seat:
-            raise out_of_turn(cmd.seat, step)
+            raise out_of_turn(cmd.seat, self.next_step(table, hand))
         if cmd.action == "fold":
             return fold(hand, nxt, rule)
         if cmd.action != "raise":

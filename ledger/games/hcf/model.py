@@ -12,6 +12,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ledger.bounds import Amount, AmountOrZero, Odds
 from ledger.cards import Card
 from ledger.errors import RuleViolation
 from ledger.evaluation import hcf as ev
@@ -42,7 +43,7 @@ class RakeConfig(Record):
     """
 
     method: RakeMethod = "i"
-    fee: int = Field(default=0, ge=0)
+    fee: AmountOrZero = 0
 
     @property
     def players_pay(self) -> int:
@@ -86,13 +87,13 @@ class HcfConfig(ConfigBase):
 
     game: Literal["high-card-flush"] = GAME
     limits: dict[str, Limits] = Field(default_factory=_default_limits)
-    flush_bonus_paytable: dict[int, int] = Field(
+    flush_bonus_paytable: dict[int, Odds] = Field(
         default_factory=lambda: dict(ev.DEFAULT_FLUSH_BONUS_PAYTABLE)
     )
-    straight_flush_bonus_paytable: dict[int, int] = Field(
+    straight_flush_bonus_paytable: dict[int, Odds] = Field(
         default_factory=lambda: dict(ev.DEFAULT_STRAIGHT_FLUSH_BONUS_PAYTABLE)
     )
-    dp_minimum_bank: int = Field(default=10_000, gt=0)
+    dp_minimum_bank: Amount = 10_000
     """HCF-1: the least stack that makes a seat eligible to bank the hand."""
     coverage_policy: CoveragePolicy = "in-order"
     """HCF-12: ``in-order`` tests each seat in the HCF-7 order; ``collect-first`` settles the seats

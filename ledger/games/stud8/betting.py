@@ -25,6 +25,7 @@ Decisions where the rules are silent (documented in the package docstring too):
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -38,10 +39,9 @@ AGGRESSIVE = ("bet", "complete", "raise")
 def clockwise(seats: Sequence[int], start: int, *, include_start: bool = True) -> list[int]:
     """``seats`` in clockwise order from ``start`` (which need not be among them)."""
     ordered = sorted(seats)
-    after = [s for s in ordered if s > start]
-    before = [s for s in ordered if s < start]
-    head = [start] if include_start and start in ordered else []
-    return head + after + before
+    at, past = bisect_left(ordered, start), bisect_right(ordered, start)
+    head = [start] if include_start and past > at else []
+    return head + ordered[past:] + ordered[:at]
 
 
 def showing_strength(seat: StudSeat) -> int:
@@ -54,10 +54,10 @@ def open_pair(hand: StudHand) -> bool:
     if hand.street != 4:
         return False
     for s in hand.seats:
-        if s.folded_on is not None and s.folded_on < hand.street:
+        if s.folded_on is not None and s.folded_on < 4:
             continue
-        ranks = [c >> 2 for c in s.up]
-        if len(set(ranks)) < len(ranks):
+        up = s.up
+        if len(up) > 1 and len({c >> 2 for c in up}) < len(up):
             return True
     return False
 
@@ -121,22 +121,23 @@ def round_state(hand: StudHand, config: StudConfig) -> RoundState:
     """Replay the current street's actions (STUD8-2..5)."""
     street = hand.street
     rs = RoundState(size=config.small_bet if street <= 4 else config.big_bet)
-    live = [s.seat for s in hand.live]
+    live = [s.seat for s in hand.seats if s.folded_on is None]
     if street == 3:
         rs.bring_in_due = True
         rs.third_street = True
     elif street >= 4:
         rs.opener = best_showing_at_start(hand)
         rs.pending = clockwise(live_at_start(hand), rs.opener)
+    street_bets = rs.street_bets
+    pair: bool | None = None  # open_pair(hand), asked at most once
     for act in hand.actions:
-        seat = act.seat
-        before = rs.street_bets.get(seat, 0)
-        level = before + act.amount
-        rs.street_bets[seat] = level
-        if act.action == "fold":
+        seat, action = act.seat, act.action
+        level = street_bets.get(seat, 0) + act.amount
+        street_bets[seat] = level
+        if action == "fold":
             _remove(rs.pending, seat)
             continue
-        if act.action in ("show", "muck"):
+        if action == "show" or action == "muck":
             continue
         if rs.bring_in_due:
             rs.bring_in_due = False
@@ -145,13 +146,16 @@ def round_state(hand: StudHand, config: StudConfig) -> RoundState:
         else:
             _remove(rs.pending, seat)
         rs.acted.add(seat)
-        if act.action in ("check", "call", "bring_in"):
-            rs.bet_to = max(rs.bet_to, level)
+        if action == "check" or action == "call" or action == "bring_in":
+            if level > rs.bet_to:
+                rs.bet_to = level
             continue
         # completion, bet or raise
-        if (street == 4 and rs.size == config.small_bet and open_pair(hand)
-                and level >= rs.target(config.big_bet)):
-            rs.size = config.big_bet  # STUD8-3: the big bet was chosen with an open pair
+        if street == 4 and rs.size == config.small_bet and level >= rs.target(config.big_bet):
+            if pair is None:
+                pair = open_pair(hand)
+            if pair:
+                rs.size = config.big_bet  # STUD8-3: the big bet was chosen with an open pair
         full_target = rs.target(rs.size)
         increment = level - rs.bet_to
         rs.raises += 1
@@ -171,14 +175,17 @@ def round_state(hand: StudHand, config: StudConfig) -> RoundState:
 
 def live_at_start(hand: StudHand) -> list[int]:
     """Seats live now or folded during this street (they were dealt the street)."""
-    return [s.seat for s in hand.seats if s.folded_on is None or s.folded_on >= hand.street]
+    street = hand.street
+    return [s.seat for s in hand.seats if s.folded_on is None or s.folded_on >= street]
 
 
 def best_showing_at_start(hand: StudHand) -> int:
     """STUD8-3/4: who acts first on this street: best showing among the seats dealt to."""
-    dealt = [s for s in hand.seats if s.folded_on is None or s.folded_on >= hand.street]
-    best = max(showing_strength(s) for s in dealt)
-    return min(s.seat for s in dealt if showing_strength(s) == best)
+    street = hand.street
+    strengths = [(showing_strength(s), s.seat) for s in hand.seats
+                 if s.folded_on is None or s.folded_on >= street]
+    best = max(strength for strength, _ in strengths)
+    return min(seat for strength, seat in strengths if strength == best)
 
 
 def _remove(items: list[int], value: int) -> None:

@@ -108,6 +108,16 @@ class StudHiLo(Game[StudConfig, StudHand]):
                 amount=amount, chip_unit=unit, rule="STUD8-8",
             )
 
+    def check_corrected_amount(self, table: TableView, kind: str, amount: int) -> None:
+        """COR-2 with STUD8-8: what really moved at the cage is whole chips, like every stack."""
+        unit = table.config.chip_unit
+        if amount % unit:
+            raise RuleViolation(
+                "amount_not_whole_chips",
+                f"a {kind.replace('_', '-')} moves whole chips of {unit}: {amount} is not "
+                "(STUD8-8, COR-2)", amount=amount, chip_unit=unit, rule="STUD8-8",
+            )
+
     # --- hand ---------------------------------------------------------------------------
 
     def start(self, table: TableView, hand_no: int) -> list[HandRecord]:
@@ -156,7 +166,6 @@ class StudHiLo(Game[StudConfig, StudHand]):
     def _act(
         self, table: TableView, config: StudConfig, hand: StudHand, now: Stage, cmd: Act
     ) -> list[HandRecord]:
-        step = self.next_step(table, hand)
         seat = hand.seat(cmd.seat)
         if not seat.live:
             raise RuleViolation(
@@ -165,9 +174,9 @@ class StudHiLo(Game[StudConfig, StudHand]):
             )
         if cmd.action in ("show", "muck"):
             if now.kind != "showdown":
-                raise wrong_phase(cmd.action, step)
+                raise wrong_phase(cmd.action, self.next_step(table, hand))
             if cmd.seat != now.seat:
-                raise out_of_turn(cmd.seat, step)
+                raise out_of_turn(cmd.seat, self.next_step(table, hand))
             return self._showdown(hand, seat, cmd.action)
         if cmd.action not in BETTING_ACTIONS:
             raise RuleViolation(
@@ -177,9 +186,9 @@ class StudHiLo(Game[StudConfig, StudHand]):
                 action=cmd.action,
             )
         if now.kind != "act":
-            raise wrong_phase(cmd.action, step)
+            raise wrong_phase(cmd.action, self.next_step(table, hand))
         if cmd.seat != now.seat:
-            raise out_of_turn(cmd.seat, step)
+            raise out_of_turn(cmd.seat, self.next_step(table, hand))
         assert now.round is not None
         amount = self._amount(config, hand, now, now.round, table, cmd)
         street = hand.street
@@ -368,7 +377,8 @@ def _acted(hand: StudHand, record: PlayerActed) -> StudHand:
         update["folded_on"] = hand.street or 3
     s = s.model_copy(update=update)
     action = StreetAction(seat=record.seat, action=record.action, amount=record.amount)
-    new = hand.model_copy(update={"seats": hand.replace(s), "actions": (*hand.actions, action)})
-    if len(new.live) < 2:
-        new = new.model_copy(update={"phase": "settle"})
-    return new
+    seats = hand.replace(s)
+    changes: dict[str, object] = {"seats": seats, "actions": (*hand.actions, action)}
+    if sum(1 for x in seats if x.folded_on is None) < 2:
+        changes["phase"] = "settle"
+    return hand.model_copy(update=changes)

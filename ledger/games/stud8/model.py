@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from ledger.bounds import Amount, AmountOrZero, BasisPoints, Count
 from ledger.cards import Card
 from ledger.errors import RuleViolation
 from ledger.games.base import ConfigBase, HandBase, Limits
@@ -34,23 +35,23 @@ class StudConfig(ConfigBase):
     """
 
     game: Literal["stud-hilo"] = GAME
-    small_bet: int = Field(default=1_000, gt=0)
+    small_bet: Amount = 1_000
     """STUD8-2/3: bets and raises on third and fourth street."""
-    big_bet: int = Field(default=2_000, gt=0)
+    big_bet: Amount = 2_000
     """STUD8-4: bets and raises on fifth to seventh street (and on fourth with an open pair)."""
-    ante: int = Field(default=200, gt=0)
+    ante: Amount = 200
     """STUD8-1: posted by every seat dealt in."""
-    chip_unit: int = Field(default=100, gt=0)
+    chip_unit: Amount = 100
     """STUD8-8: the smallest chip; every wager and every split is made of whole chips."""
     bring_in_tiebreak: Literal["suit", "seat"] = "suit"
     """STUD8-2: equal lowest up cards: by suit (clubs lowest) or closest to the dealer's left."""
-    max_raises: int | None = Field(default=3, ge=0)
+    max_raises: Count | None = 3
     """STUD8-5: raises allowed after the bet (or completion) in a round; None is unlimited."""
     heads_up_unlimited: bool = True
     """STUD8-5: no cap when only two players remain in the hand."""
-    rake_bps: int = Field(default=0, ge=0, le=10_000)
+    rake_bps: BasisPoints = 0
     """STUD8-11: rake as basis points of the pot."""
-    rake_cap: int | None = Field(default=None, ge=0)
+    rake_cap: AmountOrZero | None = None
     """STUD8-11: the most rake taken from one hand; None is no cap."""
     limits: dict[str, Limits] = Field(default_factory=dict)
 
@@ -153,7 +154,7 @@ class StudHand(HandBase):
 
     @property
     def live(self) -> tuple[StudSeat, ...]:
-        return tuple(s for s in self.seats if s.live)
+        return tuple([s for s in self.seats if s.folded_on is None])
 
     @property
     def pot_total(self) -> int:

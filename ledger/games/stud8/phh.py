@@ -27,7 +27,8 @@ finishing stacks: ``_replayable`` (true or false) and, when false, ``_not_replay
 rules of this hand that the format or the tool does not model (:func:`replay_blockers`):
 
 - STUD8-6: the community card of a short deck (pokerkit's stud has no board card);
-- STUD8-3: the big bet on fourth street with an open pair (pokerkit bets the small bet);
+- STUD8-3: more than the small bet on fourth street with an open pair, the big bet or an all-in
+  between the two (pokerkit bets the small bet);
 - STUD8-5: more than one bet and three raises in a round (uncapped heads-up, or a larger cap);
 - COM-6: a fold by a player who left the table, which can be out of turn;
 - STUD8-7, STUD8-8, STUD8-9: splits pokerkit makes otherwise: it halves a pot whose contesting
@@ -289,10 +290,12 @@ def replay_blockers(records: Sequence[Record], config: StudConfig,
             if record.action in ("complete", "bet", "raise"):
                 aggressive[street] = aggressive.get(street, 0) + 1
                 raised_by = totals[record.seat] - level
+                # An all-in bet or raise between the two limits counts too: pokerkit refuses
+                # any bet above the small bet on fourth street.
                 if (street == "fourth_street" and config.big_bet > config.small_bet
-                        and raised_by >= config.big_bet):
-                    found["STUD8-3"] = ("the big bet was made on fourth street with an open "
-                                        "pair (pokerkit bets the small bet)")
+                        and raised_by > config.small_bet):
+                    found["STUD8-3"] = ("more than the small bet was bet on fourth street with "
+                                        "an open pair (pokerkit bets the small bet)")
             level = max(level, totals[record.seat])
     if any(n > PK_MAX_RAISES for n in aggressive.values()):
         found["STUD8-5"] = ("a round had more than one bet and three raises (pokerkit caps "

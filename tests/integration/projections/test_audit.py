@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pydantic import SecretStr
 
 from ledger.application import LedgerApp
@@ -15,13 +17,14 @@ from ledger.sim.runner import simulate
 from ledger.table import table_id
 from projections.audit import verify
 from projections.audit.handreplay import hand_replay
-from projections.audit.seal import make_seal, seal_key
+from projections.audit.keys import signing_key
+from projections.audit.seal import make_hmac_seal, make_seal, seal_key
 from projections.context import gaming_day
 from tests.support import tamper
 
 from .conftest import HANDS
 
-KEY = b"seal key for tests"
+KEY = Ed25519PrivateKey.generate()
 
 
 def test_hands_of_every_game_audit_clean(app: LedgerApp, played: dict[str, str]) -> None:
@@ -33,6 +36,10 @@ def test_hands_of_every_game_audit_clean(app: LedgerApp, played: dict[str, str])
         "discrepancies": [],
         "chain_ok": True,
         "conservation_ok": True,
+        "seal_ok": True,
+        "events_read": sum(app.load(c).version for c in played.values()) + len(played),
+        "incremental_from": None,
+        "decks_unchecked": [],
     }
     assert sorted(report.tables) == sorted(played.values())
 
@@ -81,22 +88,35 @@ def test_a_seal_holds_until_the_store_is_cut_short(app: LedgerApp,
     day = gaming_day(datetime.now(UTC), "Europe/Amsterdam", app.settings.gaming_day_start)
     seal = make_seal(app, day, KEY)
     assert {h["table"] for h in seal["tables"]} == set(played.values())
-    assert verify(app, seal=seal, seal_key=KEY).ok
-    wrong = verify(app, seal=seal, seal_key=b"another key")
-    assert [d.kind for d in wrong.discrepancies] == ["seal_signature"] and not wrong.chain_ok
+    assert verify(app, seal=seal, public_key=KEY.public_key()).ok
+    wrong = verify(app, seal=seal, public_key=Ed25519PrivateKey.generate().public_key())
+    assert [d.kind for d in wrong.discrepancies] == ["seal_signature"]
+    assert wrong.chain_ok and not wrong.seal_ok  # the chains are reported as they are
     code = played["caribbean-stud"]
     tid = table_id(code)
     last = app.load(code).version
     for version in (last, last - 1):  # the tail and its command-log rows: only the seal sees it
         tamper.delete_event(app, tid, version)
     tamper.delete_command(app, tid, last - 1)
-    report = verify(app, seal=seal, seal_key=KEY)
+    report = verify(app, seal=seal, public_key=KEY.public_key())
     kinds = [(d.table, d.kind) for d in report.discrepancies]
     assert (code, "seal_truncated") in kinds and not report.chain_ok
     assert verify(app).chain_ok  # without the seal the cut is invisible: the reason for seals
 
 
+def test_seals_of_the_first_format_are_still_checked_with_their_key(app: LedgerApp) -> None:
+    simulate(app, "caribbean-stud", "CSP-H", 2, seed=3)
+    day = gaming_day(datetime.now(UTC), "Europe/Amsterdam", app.settings.gaming_day_start)
+    old = make_hmac_seal(app, day, b"k")
+    assert verify(app, seal=old, seal_key=b"k").ok
+    assert [d.kind for d in verify(app, seal=old, seal_key=b"x").discrepancies] == [
+        "seal_signature"]
+
+
 def test_sealing_needs_a_key(store_settings: Settings) -> None:
+    with pytest.raises(LedgerError) as err:
+        signing_key(store_settings.model_copy(update={"signing_key_file": Path("/nonexistent")}))
+    assert err.value.code == "signing_key_missing" and "LEDGER_SIGNING_KEY" in err.value.message
     with pytest.raises(LedgerError) as err:
         seal_key(store_settings)
     assert err.value.code == "seal_key_missing"
@@ -134,7 +154,8 @@ def test_recorded_cards_and_a_configuration_change_are_audited(app: LedgerApp) -
         app.execute(BuyIn(command_id=f"b{seat}", table=code, seat=seat, amount=100_000))
     cards = {"1": "2h 6h 9h Jh Kh", "2": "2d 4c 7s 9c Qd", "dealer": "8c 8d 3h 5s Kc"}
     _recorded_hand(app, code, 1, cards)  # seat 1's flush wins 5-1 on the Play wager
-    app.execute(ChangeConfig(command_id="c", table=code, approver="pit boss",
+    app.principals.add("pit-boss", "P. Boss", "supervisor", by="cli:test")
+    app.execute(ChangeConfig(command_id="c", table=code, approver="pit-boss",
                              config={"max_aggregate_payout": 500}))
     _recorded_hand(app, code, 2, cards)  # the same hand, now capped at 5.00 (COM-7)
     report = verify(app)

@@ -56,7 +56,8 @@ def test_accounting_files_as_csv_and_json_lines(read: ReadModel, tmp_path: Path,
     written = export_accounting(read, day, tmp_path / "out")
     names = sorted(w.path.name for w in written)
     assert names == sorted(f"{n}-{day}.{ext}" for n in ("accounting", "rake", "jackpot",
-                                                        "bankrolls", "dp-results")
+                                                        "bankrolls", "dp-results",
+                                                        "corrections")
                            for ext in ("csv", "jsonl"))
     rows = _csv(tmp_path / "out" / f"accounting-{day}.csv")
     assert {r["table"] for r in rows} == set(played.values())

@@ -11,23 +11,41 @@ import tomllib
 import warnings
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from pokerkit import HandHistory
 
 from ledger.application import LedgerApp
+from ledger.commands import OpenTable
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
 from projections.exports.hands import export_hands
 from projections.queries import ReadModel
 from projections.runner import Runner
 
-HANDS = 80
+TABLES: dict[str, tuple[int, int, int | None, dict[str, Any]]] = {
+    # code: (seed, hands, players, configuration beside the seeded shuffle)
+    "PK-1": (18, 80, None, {"rake_bps": 500, "rake_cap": 300}),
+    "PK-2": (5, 110, 3, {"heads_up_unlimited": True}),
+    "PK-3": (31, 110, 6, {"rake_bps": 1_000, "rake_cap": 2_000, "chip_unit": 100}),
+}
+HANDS = sum(hands for _, hands, _, _ in TABLES.values())
 
 
 def test_stud_exports_replay_and_balance(sqlite_settings: Settings, tmp_path: Path) -> None:
-    app = LedgerApp(sqlite_settings)
+    """A few hundred hands on three tables (eight players raked, three unraked with heads-up
+    raising unlimited, six raked more heavily). The deals are seeded (COM-8) so the run repeats
+    exactly: seed 18 plays, among others, a fourth street with an open pair where a short stack
+    goes all in for more than the small bet and less than the big bet (STUD8-3), which pokerkit
+    cannot replay."""
+    app = LedgerApp(sqlite_settings, allow_seeded=True)
     try:
-        simulate(app, "stud-hilo", "PK-1", HANDS, seed=5, leave_rate=0.01)
+        for code, (seed, hands, players, config) in TABLES.items():
+            app.execute(OpenTable(command_id=f"open-{code}", table=code, game="stud-hilo",
+                                  config={"card_source": "seeded", "shuffle_seed": seed,
+                                          **config}))
+            simulate(app, "stud-hilo", code, hands, players=players, seed=seed, seeded=True,
+                     leave_rate=0.01)
         Runner(app).catch_up()
         read = ReadModel(app)
         (day,) = read.gaming_days()
@@ -52,12 +70,16 @@ def test_stud_exports_replay_and_balance(sqlite_settings: Settings, tmp_path: Pa
                 pass
         assert state is not None and not state.status
         stacks, recorded = list(state.stacks), doc["finishing_stacks"]
-        assert sum(stacks) - sum(recorded) == doc["_rake"]
-        assert stacks == recorded or doc["_rake"], text
+        # PHH has no rake: unraked, pokerkit ends on the recorded stacks; raked, it pays out
+        # exactly the rake more and takes nothing from anyone.
+        assert sum(stacks) - sum(recorded) == doc["_rake"], text
+        if not doc["_rake"]:
+            assert stacks == recorded, text
+        assert all(pk >= ours for pk, ours in zip(stacks, recorded, strict=True)), text
         replayed += 1
     assert replayed == phh.replayable
     (written,) = ohh.written
-    allin = 0
+    allin = checked = 0
     for chunk in written.path.read_text().split("\n\n"):
         hand = json.loads(chunk, parse_float=Decimal)["ohh"]
         put_in: dict[int, Decimal] = {}
@@ -74,4 +96,5 @@ def test_stud_exports_replay_and_balance(sqlite_settings: Settings, tmp_path: Pa
         assert sum(p["amount"] for p in pots) == sum(
             w["win_amount"] for p in pots for w in p["player_wins"]) + sum(p["rake"] for p in pots)
         assert isinstance(hand["ledger_replayable"], bool)
-    assert allin > 0
+        checked += 1
+    assert checked == HANDS and allin > 0

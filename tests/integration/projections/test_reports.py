@@ -20,6 +20,7 @@ from ledger.cards import parse_cards
 from ledger.commands import (
     Act,
     BuyIn,
+    ChangeConfig,
     DealCards,
     OpenTable,
     PlaceWager,
@@ -29,9 +30,11 @@ from ledger.commands import (
     StartHand,
 )
 from ledger.errors import InvalidInput
+from ledger.evaluation import caribbean as csp
 from projections.exports.workbook import export_workbook
 from projections.queries import ReadModel
 from projections.reports.hold import hold_report
+from projections.reports.paytable import mathematics
 from projections.reports.periods import period
 from projections.reports.players import player_hands, player_report
 from projections.runner import Runner
@@ -111,6 +114,8 @@ def test_a_day_pushed_outside_its_interval_is_flagged_and_names_its_hands(
     assert day["flagged"] and float(day["z"]) < -1.96
     flagged = [h["hand_no"] for h in day["flag_hands"]]
     assert flagged[:2] == [4, 6]  # the two royal flushes: the largest house losses
+    assert day["flag_hands"][0]["replay"] == "/tables/CSP-1/hands/4/replay"
+    assert day["flag_hands"][0]["house_result_minor"] == -201_000 + 3_000  # seat 2 lost
     ordinary = hold_report(model, period(day="2026-03-13"))["tables"][0]["columns"][0]
     assert ordinary["hands"] == 3 and not ordinary["flag_hands"]
 
@@ -140,6 +145,12 @@ def test_periods_players_and_the_workbook(app: LedgerApp, tmp_path: Path) -> Non
     assert bob["actual_win_minor"] == 3 * 3_000
     assert alice["theoretical_win_minor"] == round(0.0522430577 * 3_000)
     assert alice["seconds"] == 2 * 3600  # 20:00 to 22:00 on 2026-03-14
+    day_ratings = player_report(model, period(day="2026-03-14"))
+    alice_day = next(p for p in day_ratings["players"] if p["player"] == "alice")
+    assert [(c["label"], c["hands"], c["actual_win_minor"]) for c in alice_day["columns"]] == [
+        ("day", 2, -22_000), ("month_to_date", 2, -22_000), ("year_to_date", 3, -33_000)]
+    assert alice_day["columns"][2]["from"] == "2026-01-01"
+    assert alice_day["columns"][2]["by_table"][0]["handle_minor"] == 3 * 3_000
     hands = player_hands(model, "alice", period(first="2026-02-01", last="2026-03-31"))
     assert [(h["table_code"], h["hand_no"], h["net_minor"]) for h in hands] == [
         ("CSP-1", 2, 11_000), ("CSP-1", 3, 11_000), ("CSP-1", 4, 11_000)]
@@ -168,6 +179,39 @@ def test_periods_players_and_the_workbook(app: LedgerApp, tmp_path: Path) -> Non
     month_book, _ = export_workbook(model, period(month="2026-03"), tmp_path)
     assert month_book.name == "accounting-2026-03.xlsx"
     assert "bankrolls" not in openpyxl.load_workbook(month_book).sheetnames
+
+
+def test_each_hand_is_held_to_the_paytable_in_force_when_it_was_played(
+        app: LedgerApp) -> None:
+    """COM-4: the Play paytable is made three times as generous between two days. The hold of
+    the two days together sums each day's hands at their own configuration's edge (the second
+    one is the player's: a negative theoretical win), not the current one's; a player's
+    theoretical win likewise."""
+    app.principals.add("pit-boss", "P. Boss", "supervisor", by="cli:test")
+    play(app, at("2026-03-13"), FLUSH, 1)
+    generous = {c.label: 3 * odds for c, odds in csp.DEFAULT_PLAY_PAYTABLE.items()}
+    Clock.moment = at("2026-03-13", 23)
+    app.execute(ChangeConfig(command_id="generous", table="CSP-1", approver="pit-boss",
+                             config={"play_paytable": generous}, reason="promotion"))
+    play(app, at("2026-03-14"), FLUSH, 2)
+    Runner(app).catch_up()
+    model = ReadModel(app)
+    configs = model.table_configs("CSP-1")
+    first, second = (float(mathematics(model.store, "caribbean-stud", c["config"])
+                           ["strategies"][0]["house_edge"]) for c in configs)
+    assert first == pytest.approx(0.0522430577) and second < 0
+    both = hold_report(model, period(first="2026-03-13", last="2026-03-14"))
+    col = both["tables"][0]["columns"][0]
+    assert col["config_versions"] == [1, 2] and col["hands"] == 2
+    assert col["theoretical_by_kind"]["ante"] == round(first * 2_000) + round(second * 2_000)
+    day_one = hold_report(model, period(day="2026-03-13"))["tables"][0]["columns"][0]
+    assert day_one["config_versions"] == [1]
+    assert day_one["theoretical_by_kind"]["ante"] == round(first * 2_000)
+    day_two = hold_report(model, period(day="2026-03-14"))["tables"][0]["columns"][0]
+    assert day_two["theoretical_win_minor"] == round(second * 2_000) < 0
+    ratings = player_report(model, period(month="2026-03"))
+    alice = next(p for p in ratings["players"] if p["player"] == "alice")
+    assert alice["theoretical_win_minor"] == round(first * 1_000 + second * 1_000)
 
 
 @pytest.mark.parametrize(("kwargs", "code"), [

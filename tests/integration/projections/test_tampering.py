@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ledger.application import LedgerApp
 from ledger.sim.profiles import PROFILES
@@ -141,7 +142,8 @@ def test_a_forger_who_recomputes_the_chain_is_caught_by_the_rules_and_the_seal(
     app: LedgerApp, table: str
 ) -> None:
     day = gaming_day(datetime.now(UTC), "Europe/Amsterdam", app.settings.gaming_day_start)
-    seal = make_seal(app, day, b"k")
+    key = Ed25519PrivateKey.generate()
+    seal = make_seal(app, day, key)
     version, transfer = _pay_more(app, table)
     tamper.rechain(app, table_id(table), version)
     tamper.rewrite_command_log(app, table_id(table))
@@ -150,8 +152,26 @@ def test_a_forger_who_recomputes_the_chain_is_caught_by_the_rules_and_the_seal(
     payout = next(d for d in report.discrepancies if d.kind == "transfer")
     assert payout.rule == transfer["rule"] and str(payout.rule).startswith("CSP-")
     assert not report.ok
-    sealed = verify(app, seal=seal, seal_key=b"k")
+    sealed = verify(app, seal=seal, public_key=key.public_key())
     assert ("seal_mismatch", seal["tables"][0]["version"]) in kinds(sealed)
     hand = json.loads(state_of(app, version))["hand_no"]
     replay = hand_replay(app, table, hand)
     assert [s.version for s in replay.steps if s.agrees is False] == [version]
+
+
+def test_the_hand_replay_names_what_its_one_walk_finds_in_the_chain_and_command_log(
+    app: LedgerApp, table: str
+) -> None:
+    """``audit hand`` checks the chain and the command log in the walk that replays the hand:
+    an edit is named there (event_edited, command_log_mismatch), not as the hand's decision."""
+    version = 12
+    player = re.search(r'"player":"([^"]+)"', state_of(app, version))
+    assert player is not None
+    hand = json.loads(state_of(app, version))["hand_no"]
+    tamper.replace_in_event(app, table_id(table), version, player.group(0),
+                            '"player":"someone-else"')
+    replay = hand_replay(app, table, hand)
+    found = {(b["kind"], b["expected"].get("version")) for b in replay.chain_breaks}
+    assert ("event_edited", version) in found and ("command_log_mismatch", version) in found
+    assert not replay.ok
+    assert not [d for d in replay.discrepancies if d.kind.startswith(("event_", "command_log"))]

@@ -1,18 +1,23 @@
 """The tray of a house-banked table (INV-1..4) on both stores: counts, fills and credits are
 decided by the rules, re-decided by the audit, projected, and the win by inventory reconciles
-with the ledger's house result; a wrong closing count shows as a variance."""
+with the ledger's house result; a wrong closing count shows as a variance, in the report and in
+the workbook's inventory sheet (read back with openpyxl)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import openpyxl
 import pytest
 
 from ledger.application import LedgerApp
 from ledger.commands import CountInventory, Credit, Fill, StartHand
 from ledger.errors import LedgerError
 from ledger.sim.runner import simulate
-from ledger.sim.tray import count, fill, tray_now
+from ledger.sim.tray import count, fill, register_signers, tray_now
 from projections.audit import verify
 from projections.context import current_gaming_day
+from projections.exports.workbook import export_workbook
 from projections.queries import ReadModel
 from projections.reports.inventory import inventory_report
 from projections.reports.periods import period
@@ -20,7 +25,8 @@ from projections.runner import Runner
 
 
 def test_the_win_by_inventory_reconciles_and_a_wrong_count_is_a_variance(
-        app: LedgerApp) -> None:
+        app: LedgerApp, tmp_path: Path) -> None:
+    register_signers(app)
     simulate(app, "caribbean-stud", "CSP-1", 0, seed=3)
     count(app, "CSP-1", "opening", 5_000_000, "open-count")
     simulate(app, "caribbean-stud", "CSP-1", 8, seed=3)
@@ -46,8 +52,28 @@ def test_the_win_by_inventory_reconciles_and_a_wrong_count_is_a_variance(
     # A closing count short by 123.45: the later count is the day's, and it shows.
     count(app, "CSP-1", "closing", tray_now(app, "CSP-1") - 12_345, "recount")
     Runner(app).catch_up()
-    (row,) = inventory_report(model, period(day=day))["rows"]
+    short = inventory_report(model, period(day=day))
+    (row,) = short["rows"]
     assert (row["status"], row["variance_minor"]) == ("variance", -12_345)
+    (totals,) = short["totals"]  # the day, the month and the year to date (COMAR)
+    assert [c["label"] for c in totals["columns"]] == ["day", "month_to_date", "year_to_date"]
+    for column in totals["columns"]:
+        assert (column["days"], column["variance_days"], column["variance_minor"]) == (
+            1, 1, -12_345)
+        assert column["inventory_win_minor"] == row["inventory_win_minor"]
+    book = openpyxl.load_workbook(export_workbook(model, period(day=day), tmp_path)[0])
+    sheet = book["inventory"]
+    header = [c.value for c in sheet[1]]
+    (values,) = sheet.iter_rows(min_row=2, values_only=True)
+    found = dict(zip(header, values, strict=True))
+    assert (found["table"], found["status"]) == ("CSP-1", "variance")
+    assert len(set(header)) == len(header)  # every column named once
+    assert found["opening"] == 50_000 and found["fills"] == 10_000 and found["credits"] == 1_000
+    assert (found["fills_count"], found["credits_count"]) == (1, 1)
+    assert found["variance"] == pytest.approx(-123.45)
+    assert isinstance(found["inventory_win"], float)
+    cell = sheet.cell(row=2, column=header.index("variance") + 1)
+    assert cell.number_format == "#,##0.00"
     moves = model.store.fetchall("SELECT kind, amount_minor, signer_1, signer_2, rule FROM "
                                  "{proj_tray} ORDER BY version")
     assert [m["kind"] for m in moves] == ["opening", "fill", "credit", "closing", "closing"]

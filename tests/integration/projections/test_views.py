@@ -256,10 +256,11 @@ def test_chp_10_an_approved_void_after_a_set_is_shown_and_audits_clean(
     with pytest.raises(RuleViolation) as err:
         app.execute(VoidHand(command_id="c-void", table=code, reason="deck short"))
     assert err.value.code == "void_needs_approval" and app.load(code).version == version
+    app.principals.add("a-popescu", "A. Popescu", "supervisor", by="cli:test")
     app.execute(VoidHand(command_id="c-void2", table=code, reason="deck short",
-                         approved_by="floor: A. Popescu"))
+                         approved_by="a-popescu"))
     Runner(app).catch_up()
     row = ReadModel(app).hand(code, hand.hand_no)
-    assert row["status"] == "voided" and row["result"]["approved_by"] == "floor: A. Popescu"
+    assert row["status"] == "voided" and row["result"]["approved_by"] == "a-popescu"
     report = verify(app, table=code)
     assert report.ok and report.discrepancies == []

@@ -3,7 +3,11 @@
 Caribbean Stud (CSP-2..7): the exact rank-pattern counts give the published optimal house edge
 (5.224%) and element of risk (2.555%); for chosen player hands and up cards, the Play's value
 from the counts equals a brute-force evaluation of all 163,185 dealer hands with the game's own
-evaluator; a seeded simulation agrees within four standard errors.
+evaluator; for an up card, every one of the 2,349,060 player hands gets the same dealer counts
+from an independent, slower method (inclusion and exclusion over the player's cards,
+:mod:`projections.reports.mathematics.caribbean_check`), and over all thirteen up ranks (slow)
+that method gives every strategy's figures and the jackpot lines exactly; a seeded simulation
+agrees within four standard errors.
 
 High Card Flush (HCF-4..11): the per-suit generating functions are checked against brute force
 over every pair of hands of a reduced deck (four suits of the ranks 6, 7, 8, 9 and a 4-card
@@ -14,18 +18,21 @@ closed form.
 
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 from itertools import combinations
 from math import comb
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from ledger.cards import parse_cards
 from ledger.evaluation import hcf as ev
 from ledger.games.caribbean.config import CaribbeanConfig
 from projections.reports.mathematics import caribbean as csp_math
+from projections.reports.mathematics import caribbean_check
 from projections.reports.mathematics import hcf as hcf_math
 from projections.reports.mathematics.caribbean_counts import DEALER_HANDS, dealer_counts
 
@@ -47,6 +54,46 @@ def test_csp_optimal_strategy_matches_the_published_figures(csp_exact: dict[str,
     assert f"{float(simple['always']['house_edge']):.6f}" == "0.166072"
     for name in ("akj83", "pair", "ak", "always"):
         assert simple[name]["house_edge"] > optimal["house_edge"]
+
+
+PUBLISHED_COMBINATIONS = 19_933_230_517_200  # C(52, 5) x 47 up cards x C(46, 4) dealer hands
+PUBLISHED = {  # strategy: total loss in Antes over those combinations, house edge %, risk %
+    "optimal": (1_041_372_912_372, 5.224, 2.555),
+    "akj83": (1_059_715_400_580, 5.316, 2.596),
+    "pair": (1_090_272_101_460, 5.470, 2.738),
+    "ak": (1_132_600_203_540, 5.682, 2.672),
+    "always": (3_310_360_338_060, 16.607, 5.536),
+}
+"""The published Caribbean Stud strategy table (M. Shackelford, The Wizard of Odds; also in
+Contingencies, Nov/Dec 2000): each strategy's total loss over every combination, its house edge
+and element of risk."""
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_csp_every_strategy_matches_the_published_table(csp_exact: dict[str, Any],
+                                                        name: str) -> None:
+    """CSP-2..4: the exact edge of each strategy is the published total loss over the published
+    number of combinations, to the unit; edge and element of risk round to the published
+    percentages."""
+    loss, edge, risk = PUBLISHED[name]
+    figures = csp_exact["strategies"][name]
+    assert figures["house_edge"] == Fraction(loss, PUBLISHED_COMBINATIONS)
+    assert round(float(figures["house_edge"]) * 100, 3) == edge
+    assert round(float(figures["element_of_risk"]) * 100, 3) == risk
+
+
+@pytest.mark.parametrize(("awards", "meter"), [
+    ({"four_of_a_kind": 10_000, "full_house": 7_500, "flush": 5_000}, 263_205),
+    ({"four_of_a_kind": 15_000, "full_house": 10_000, "flush": 5_000}, 246_784),
+])
+def test_csp_progressive_break_even_matches_the_published_meters(awards: dict[str, int],
+                                                                 meter: int) -> None:
+    """CSP-6/7: the published break-even meters of the 1.00 side wager (royal flush 100% and
+    straight flush 10% of the meter) for two fixed-award tables (Shackelford, Contingencies,
+    Nov/Dec 2000), in whole units."""
+    config = CaribbeanConfig.model_validate({"jackpot": {"fixed_awards": awards}})
+    jackpot = csp_math.exact(config)["jackpot"]
+    assert round(jackpot["break_even_meter_minor"] / 100) == meter
 
 
 def test_csp_counts_cover_every_deal_once() -> None:
@@ -81,6 +128,64 @@ def test_csp_play_value_agrees_with_brute_force(player: str, up: str) -> None:
     assert len(row) == 1
     fast = int(csp_math.play_value(counts, odds)[row[0]])
     assert fast == csp_math.brute_force_play_value(cards, up_card, odds)
+
+
+def _key_rows(found: caribbean_check.UpCardCounts) -> npt.NDArray[np.int64]:
+    """The row of the rank-pattern counts that stands for each player hand of ``found``."""
+    counts = dealer_counts()
+    ranks, suits = found.cards >> 2, found.cards & 3
+    pattern = (5 ** ranks).sum(axis=1)
+    spades = ((suits == 3) << ranks).sum(axis=1)
+    flush = (suits == suits[:, :1]).all(axis=1)
+    key = (pattern << 14 | spades << 1 | flush) << 4 | found.up_rank
+    keys = (counts.pattern << 14 | counts.spade_mask << 1 | counts.flush.astype(np.int64)) << 4 \
+        | counts.up_rank
+    order = np.argsort(keys)
+    row = order[np.searchsorted(keys[order], key)]
+    assert (keys[row] == key).all()
+    rows: npt.NDArray[np.int64] = row
+    return rows
+
+
+@pytest.mark.parametrize("up_rank", [12])  # the dealer shows an ace: A-K qualification (CSP-3)
+def test_csp_counts_equal_inclusion_exclusion_for_every_player_hand(up_rank: int) -> None:
+    """CSP-3/4: every player hand against one up card, counted one by one by another method,
+    has the same dealer hands that do not qualify, lose, tie and win as its class in the fast
+    counts, and the classes' weights are the numbers of hands they stand for."""
+    found = caribbean_check.up_card_counts(up_rank)
+    assert len(found.strength) == comb(51, 5)
+    counts = dealer_counts()
+    row = _key_rows(found)
+    assert (counts.strength[row] == found.strength).all()
+    assert (counts.not_qualified[row] == found.not_qualified).all()
+    assert (counts.player_wins[row] == found.player_wins).all()
+    assert (counts.ties[row] == found.ties).all()
+    assert (found.dealer_wins >= 0).all()
+    mine = np.nonzero(counts.up_rank == up_rank)[0]
+    assert (np.bincount(row, minlength=counts.keys)[mine] == counts.weight[mine]).all()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not os.environ.get("LEDGER_SLOW_TESTS"),
+    reason="one to four minutes: set LEDGER_SLOW_TESTS=1, or run ops/bench/paytable.py "
+    "--independent",
+)
+def test_csp_figures_equal_an_independent_computation(csp_exact: dict[str, Any]) -> None:
+    """Every strategy's house edge, element of risk and probability of playing, and the jackpot
+    lines, summed over all 122,151,120 (player hand, up card) pairs by inclusion and exclusion
+    (a few minutes), equal the fast figures exactly; and the published ones."""
+    *_, (_, sums) = caribbean_check.every_up_card(CaribbeanConfig().play_paytable)
+    slow = sums.figures()
+    assert sums.pairs == comb(52, 5) * 47
+    for name, fig in slow["strategies"].items():
+        fast = csp_exact["strategies"][name]
+        for key in ("house_edge", "element_of_risk", "play_probability"):
+            assert fig[key] == fast[key], (name, key)
+    assert round(float(slow["strategies"]["optimal"]["house_edge"]) * 100, 3) == 5.224
+    assert round(float(slow["strategies"]["optimal"]["element_of_risk"]) * 100, 3) == 2.555
+    lines = {line["line"]: line["probability"] for line in csp_exact["jackpot"]["lines"]}
+    assert slow["lines"] == lines
 
 
 def test_csp_simulation_agrees(csp_exact: dict[str, Any]) -> None:

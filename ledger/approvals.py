@@ -1,0 +1,44 @@
+"""Which names in a command approve or sign something, and the check that each is a principal
+the ledger knows (:func:`ledger.principals.require_approver`).
+
+- ``approver`` of a configuration change (COM-4): a supervisor or an admin;
+- ``approved_by`` of a void (COM-5; CHP-10 when the game's rules would refuse it): a supervisor
+  or an admin;
+- the ``approvers`` of a correction (COR-4): supervisors or admins;
+- the two ``signers`` of a count, fill or credit of the tray (INV-1..3): floor staff, a
+  supervisor or an admin (:func:`ledger.signers.require_signers`).
+
+The application runs this after the rules accepted the command and before anything is recorded:
+the rules' own refusals (a configuration change mid-hand, the same signer twice, a player
+signing) come first, then the register is asked.
+"""
+
+from __future__ import annotations
+
+from ledger.commands import (
+    CORRECTION_COMMANDS,
+    ChangeConfig,
+    Command,
+    CountInventory,
+    Credit,
+    Fill,
+    VoidHand,
+)
+from ledger.principals import APPROVERS, PrincipalStore, require_approver
+from ledger.signers import require_signers
+
+TRAY_RULES = {CountInventory: "INV-1", Fill: "INV-2", Credit: "INV-3"}
+
+
+def check_approvals(store: PrincipalStore, command: Command) -> None:
+    """Refuse ``command`` when a name that approves or signs in it is not an allowed, active
+    principal (``unknown_approver``, ``approver_revoked``, ``approver_not_allowed``)."""
+    if isinstance(command, ChangeConfig):
+        require_approver(store, command.approver, rule="COM-4", roles=APPROVERS)
+    elif isinstance(command, VoidHand) and command.approved_by is not None:
+        require_approver(store, command.approved_by, rule="COM-5", roles=APPROVERS)
+    elif isinstance(command, CountInventory | Fill | Credit):
+        require_signers(store, command.signers, rule=TRAY_RULES[type(command)])
+    elif isinstance(command, CORRECTION_COMMANDS):
+        for approver in command.approvers:
+            require_approver(store, approver, rule="COR-4", roles=APPROVERS)

@@ -1,0 +1,275 @@
+"""PostgreSQL as the ledger runs it in a fleet: multi-host URLs, the connection pool, bounded
+retries and schema creation under a lock.
+
+- **URLs.** ``postgresql://user:pw@h1:5432,h2:5433/ledger?target_session_attrs=read-write``
+  names several servers; libpq tries them in order and keeps the first that fits the session
+  attributes, so after a failover every new connection finds the new primary.
+- **The pool** (psycopg_pool) checks each connection before handing it out (its own
+  ``check_connection``), gives up waiting for one after ``LEDGER_CONNECT_TIMEOUT`` (less when
+  the caller's wait budget, :mod:`ledger.availability`, has less left), and tries to reconnect
+  for a few seconds at a time, so that it reconnects promptly when the server is back.
+- **Retries.** The library retries each store call ten times whatever the cause, each attempt
+  waiting for the pool: 10 x 30 s when the server is gone. Here a call retries only while the
+  caller's wait budget lasts (``LEDGER_CONNECT_TIMEOUT``), then fails with ``store_unavailable``.
+- **Schema creation** takes a transaction-level advisory lock first, so any number of processes
+  may start at once on a fresh database (PostgreSQL's catalog does not serialise concurrent
+  ``CREATE TABLE IF NOT EXISTS``; it fails with ``tuple concurrently updated``), and so do
+  the library's composite types (two ``CREATE TYPE`` at once: a unique violation).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+import psycopg
+from eventsourcing.persistence import InterfaceError, OperationalError
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresFactory
+from psycopg import Connection, Cursor
+from psycopg.errors import DuplicateObject
+from psycopg.rows import DictRow, dict_row
+from psycopg_pool import ConnectionPool
+
+from ledger import availability
+from ledger.errors import InvalidInput
+
+SCHEMA_LOCK_KEY = 0x1ED6E45C
+"""The advisory lock every process takes before creating or migrating the ledger's tables."""
+
+OPTIONS = frozenset({
+    "target_session_attrs", "load_balance_hosts", "sslmode", "sslrootcert", "sslcert",
+    "sslkey", "application_name",
+})
+"""Query parameters a ledger URL may carry (passed to libpq as they are)."""
+
+RETRY_WAIT_S = 0.2
+
+
+@dataclass(frozen=True)
+class PostgresURL:
+    """A ``postgresql://`` URL, one or several hosts (the password only kept to connect)."""
+
+    hosts: tuple[tuple[str, int], ...]
+    dbname: str
+    user: str
+    password: str = field(repr=False)
+    options: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, url: str, shown: str) -> PostgresURL:
+        """``url`` parsed; ``shown`` is the URL as messages may show it (no password)."""
+        parts = urlsplit(url.strip())
+        dbname = unquote(parts.path.lstrip("/"))
+        if not dbname:
+            raise InvalidInput("invalid_database_url", f"{shown!r} names no database")
+        userinfo, at, hostlist = parts.netloc.rpartition("@")
+        user, _, password = userinfo.partition(":") if at else ("", "", "")
+        hosts = []
+        for item in hostlist.split(","):
+            host, port = item, "5432"
+            if item.startswith("["):  # [::1]:5432
+                host, _, rest = item[1:].partition("]")
+                port = rest.removeprefix(":") or "5432"
+            elif ":" in item:
+                host, port = item.rsplit(":", 1)
+            if not port.isdigit() or not 0 < int(port) < 65536:
+                raise InvalidInput(
+                    "invalid_database_url",
+                    f"{shown!r} has no valid port (a password with '/', '@' or ':' must be "
+                    "percent-encoded, e.g. %2F)")
+            hosts.append((unquote(host) or "localhost", int(port)))
+        options = parse_qsl(parts.query, keep_blank_values=True)
+        unknown = sorted({k for k, _ in options} - OPTIONS)
+        if unknown:
+            raise InvalidInput(
+                "invalid_database_url",
+                f"{shown!r}: unknown parameter {', '.join(unknown)} (allowed: "
+                f"{', '.join(sorted(OPTIONS))})")
+        return cls(tuple(hosts), dbname, unquote(user) or "postgres", unquote(password),
+                   tuple(options))
+
+    @property
+    def host(self) -> str:
+        """The hosts as libpq takes them: ``h1,h2``."""
+        return ",".join(h for h, _ in self.hosts)
+
+    @property
+    def port(self) -> str:
+        """The ports as libpq takes them: ``5432,5433``."""
+        return ",".join(str(p) for _, p in self.hosts)
+
+    @property
+    def where(self) -> str:
+        return ",".join(f"{h}:{p}" for h, p in self.hosts)
+
+    def connect_kwargs(self, timeout_s: int) -> dict[str, Any]:
+        """Keyword arguments for ``psycopg.connect`` (libpq waits ``timeout_s`` per host)."""
+        return {"host": self.host, "port": self.port, "dbname": self.dbname, "user": self.user,
+                "password": self.password, "connect_timeout": max(2, timeout_s),
+                **dict(self.options)}
+
+
+# --- the pool -------------------------------------------------------------------------------
+
+
+class LedgerPool(ConnectionPool[Connection[DictRow]]):
+    """The library's pool with waits bounded by the caller's budget, and a record of whether
+    the store was reachable at the last attempt (what ``/ready`` and lock waits ask)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.failing_since: float | None = None
+        self.last_error = ""
+
+    def getconn(self, timeout: float | None = None) -> Connection[DictRow]:
+        budget = availability.current()
+        wait = self.timeout if timeout is None else timeout
+        if budget is not None:
+            wait = max(0.001, min(wait, budget.left))
+        started = time.monotonic()
+        try:
+            conn = super().getconn(wait)
+        finally:
+            if budget is not None:
+                budget.spend(time.monotonic() - started)
+        self.failing_since = None  # checked before it was handed out: the store answers
+        return conn
+
+    def _connect(self, timeout: float | None = None) -> Connection[DictRow]:
+        try:
+            conn = super()._connect(timeout)
+        except Exception as exc:
+            self._failed(exc)
+            raise
+        self.failing_since = None
+        return conn
+
+    def _failed(self, exc: BaseException) -> None:
+        if self.failing_since is None:
+            self.failing_since = time.monotonic()
+        self.last_error = str(exc).strip().splitlines()[0] if str(exc).strip() else \
+            type(exc).__name__
+
+    @property
+    def unreachable(self) -> bool:
+        """Whether the last attempt to reach the store failed (no success since)."""
+        return self.failing_since is not None
+
+
+class LedgerPostgresFactory(PostgresFactory):
+    """The library's factory with the ledger's pool, bounded retries and locked DDL.
+
+    Chosen with ``PERSISTENCE_MODULE=ledger.pgstore:LedgerPostgresFactory``; reads the extra
+    ``LEDGER_PG_OPTIONS`` (``key=value&...``, the URL's parameters) from the environment.
+    """
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        store = self.datastore
+        old = store.pool
+        timeout = float(self.env.get(self.POSTGRES_CONNECT_TIMEOUT) or 5)
+        options = dict(parse_qsl(self.env.get("LEDGER_PG_OPTIONS") or ""))
+        base = old.kwargs if isinstance(old.kwargs, dict) else {}
+        store.pool = LedgerPool(  # type: ignore[assignment]
+            connection_class=Connection[DictRow],
+            kwargs={**base, "row_factory": dict_row,
+                    "connect_timeout": max(2, round(timeout)), **options},
+            min_size=old.min_size,
+            max_size=old.max_size,
+            open=False,
+            configure=store.after_connect_func(),
+            timeout=timeout,
+            max_waiting=old.max_waiting,
+            max_lifetime=old.max_lifetime,
+            check=ConnectionPool.check_connection,
+            reconnect_timeout=max(timeout, 2.0),
+            name=f"ledger-{old.name}",
+        )
+        old.close()
+
+    aggregate_recorder_class = PostgresAggregateRecorder  # replaced below, once defined
+
+
+# --- bounded retries and the schema lock ----------------------------------------------------
+
+T = TypeVar("T")
+_RETRIED = (InterfaceError, OperationalError)
+
+
+def _bounded(func: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(func)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        pool = self.datastore.pool
+        with availability.budget(pool.timeout) as budget:
+            while True:
+                try:
+                    return func(self, *args, **kwargs)
+                except _RETRIED:
+                    if budget.left <= RETRY_WAIT_S:
+                        raise
+                    time.sleep(RETRY_WAIT_S)
+                    budget.spend(RETRY_WAIT_S)
+
+    return call
+
+
+def bounded_retries(cls: type[T]) -> type[T]:
+    """``cls`` with each of the library's retrying methods retrying within the caller's wait
+    budget instead (the undecorated method is the library's ``__wrapped__``)."""
+    for name, member in inspect.getmembers(cls, inspect.isfunction):
+        inner = getattr(member, "__wrapped__", None)
+        if inner is not None and getattr(member, "__module__", "").startswith("eventsourcing"):
+            setattr(cls, name, _bounded(inner))
+    return cls
+
+
+def schema_lock(cursor: Cursor[Any] | Any) -> None:
+    """Wait for the ledger's schema lock until the end of the current transaction."""
+    cursor.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK_KEY,))
+
+
+class SchemaLocked:
+    """Recorder mixin (first among the bases): every DDL transaction takes the schema lock.
+
+    The library creates its composite types (``CREATE TYPE`` has no ``IF NOT EXISTS``) each in
+    a transaction of its own and ignores ``DuplicateObject``. Two processes creating one type
+    at once get something else: the second waits for the first's commit, then fails with a
+    unique violation on ``pg_type`` (an ``IntegrityError``). Under the lock the second starts
+    only after the first committed, and sees ``DuplicateObject``."""
+
+    datastore: Any
+    sql_create_statements: list[Any]
+
+    def create_table(self) -> None:
+        for statement in self.sql_create_statements:
+            if "CREATE TYPE" in statement.as_string():
+                with self.datastore.transaction(commit=True) as curs, \
+                        contextlib.suppress(DuplicateObject):
+                    schema_lock(curs)
+                    curs.execute(statement, prepare=False)
+        with self.datastore.transaction(commit=True) as curs:
+            self._create_table(curs)
+        self.datastore.register_type_adapters()
+
+    def _create_table(self, curs: Cursor[DictRow]) -> None:
+        schema_lock(curs)
+        super()._create_table(curs)  # type: ignore[misc]
+
+
+@bounded_retries
+class LedgerSnapshotRecorder(SchemaLocked, PostgresAggregateRecorder):
+    """The snapshots table, with bounded retries and locked DDL."""
+
+
+LedgerPostgresFactory.aggregate_recorder_class = LedgerSnapshotRecorder
+
+
+def connect(url: PostgresURL, timeout_s: int, **kwargs: Any) -> psycopg.Connection[Any]:
+    """One connection outside the pool (start-up checks)."""
+    return psycopg.connect(**url.connect_kwargs(timeout_s), **kwargs)

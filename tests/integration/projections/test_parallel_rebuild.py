@@ -1,0 +1,54 @@
+"""A rebuild spread over worker processes (``--jobs``) writes exactly the rows one process
+writes, and leaves the views current at the log's head."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from ledger.application import LedgerApp
+from ledger.errors import StateConflict
+from projections import rebuild as parallel
+from projections.registry import VIEW_TYPES
+from projections.runner import Runner
+from tests.integration.projections.conftest import dump_views
+
+ALL_TABLES = tuple(t for cls in VIEW_TYPES.values() for t in cls.tables)
+
+
+def test_a_rebuild_in_workers_writes_what_one_process_writes(
+    app: LedgerApp, played: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner = Runner(app, batch_size=97)  # batches that cut hands in two
+    runner.rebuild()
+    alone = dump_views(app, ALL_TABLES)
+    assert not parallel.worth_it(runner, 2)  # a small store stays in one process
+    monkeypatch.setattr(parallel, "MIN_EVENTS", 0)
+    assert parallel.worth_it(runner, 2) and not parallel.worth_it(runner, 1)
+    read = runner.rebuild(jobs=2)
+    assert read == runner.head()
+    assert dump_views(app, ALL_TABLES) == alone
+    assert all(not s.outdated and s.lag == 0 for s in runner.status())
+
+
+def test_views_being_built_by_workers_must_be_rebuilt_if_interrupted(
+    app: LedgerApp, played: dict[str, str]
+) -> None:
+    runner = Runner(app)
+    runner.reset(building=True)  # what a rebuild in workers leaves if it is stopped
+    assert all(s.outdated for s in runner.status())
+    with pytest.raises(StateConflict) as refused:
+        runner.catch_up()
+    assert refused.value.code == "projection_outdated"
+    runner.rebuild()
+    assert all(not s.outdated for s in runner.status())
+
+
+def test_tables_are_shared_out_by_their_events() -> None:
+    a, b, c, d = (uuid.uuid4() for _ in range(4))
+    sizes = {a: 50, b: 30, c: 25, d: 5}
+    shares = parallel.share_out(sizes, 2)
+    assert sorted(sum(sizes[t] for t in share) for share in shares) == [55, 55]
+    assert sorted(map(str, (t for share in shares for t in share))) == sorted(map(str, sizes))
+    assert len(parallel.share_out(sizes, 9)) == 4
