@@ -10,7 +10,9 @@ tables may both count from ``c-1``).
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -487,11 +489,7 @@ def prepare_store(settings: Settings, events_prefix: str) -> dict[str, str]:
     target = PostgresTarget.of(settings)
     tables = [f"{events_prefix}_events", f"{events_prefix}_snapshots", COMMANDS_TABLE,
               TOKENS_TABLE, *SIDE_TABLES]
-    try:
-        conn = psycopg.connect(**target.url.connect_kwargs(settings.connect_timeout),
-                               autocommit=True)
-    except psycopg.Error as exc:
-        raise unavailable(target, exc, settings.connect_timeout) from None
+    conn = _connect_patiently(target, settings.connect_timeout)
     try:
         with conn:
             return _prepare_schema(conn, target, tables)
@@ -500,6 +498,35 @@ def prepare_store(settings: Settings, events_prefix: str) -> dict[str, str]:
         if found is None:
             raise
         raise found from None
+
+
+#: What a server says while it refuses connections for a while (every slot taken, by all
+#: clients or under a role's or a database's limit, while a fleet starts; starting, stopping,
+#: or a standby being promoted): worth asking again until the wait runs out.
+BUSY_SERVER = ("too many clients", "too many connections for",
+               "remaining connection slots are reserved",
+               "the database system is starting up", "the database system is shutting down",
+               "the database system is in recovery mode",
+               "the database system is not yet accepting connections")
+
+
+def _connect_patiently(target: PostgresTarget, timeout_s: int) -> psycopg.Connection[Any]:
+    """One connection for the start-up checks. A server that refuses for now (its slots all
+    taken while a fleet starts, a restart or a promotion under way) is asked again until
+    ``timeout_s`` has passed; any other failure, or the last refusal, is ``store_unavailable``."""
+    deadline = time.monotonic() + timeout_s
+    wait = 0.05
+    while True:
+        try:
+            return psycopg.connect(**target.url.connect_kwargs(timeout_s), autocommit=True)
+        except psycopg.Error as exc:
+            busy = any(words in str(exc).lower() for words in BUSY_SERVER)
+            left = deadline - time.monotonic()
+            if not busy or left <= 0:
+                raise unavailable(target, exc, timeout_s) from None
+            # jittered, so that processes refused together do not all come back together
+            time.sleep(min(left, wait * (0.5 + random.random())))
+            wait = min(wait * 2, 1.0)
 
 
 def _prepare_schema(conn: psycopg.Connection[Any], target: PostgresTarget,
@@ -558,6 +585,13 @@ def unavailable(target: PostgresTarget, exc: BaseException, timeout: int) -> Sto
     if "does not exist" in lowered and "database" in lowered:
         hint = (f"create it (createdb -h {target.host} -p {target.port} -U {target.user} "
                 f"{target.dbname}) or fix the database name in LEDGER_DATABASE_URL")
+    elif any(words in lowered for words in BUSY_SERVER[:3]):
+        hint = (f"the server still refused after {timeout} s (LEDGER_CONNECT_TIMEOUT): raise its "
+                "max_connections or the role's or database's CONNECTION LIMIT, run fewer "
+                "processes at once, or put a connection pooler (PgBouncer) in front of it")
+    elif any(words in lowered for words in BUSY_SERVER[3:]):
+        hint = (f"the server was still starting, stopping or recovering after {timeout} s "
+                "(LEDGER_CONNECT_TIMEOUT): wait for it, or raise LEDGER_CONNECT_TIMEOUT")
     elif "authentication" in lowered or "password" in lowered or "role" in lowered:
         hint = "check the user and password in LEDGER_DATABASE_URL"
     elif "timeout" in lowered or "timed out" in lowered:

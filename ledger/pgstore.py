@@ -180,7 +180,11 @@ class LedgerPostgresFactory(PostgresFactory):
             connection_class=Connection[DictRow],
             kwargs={**base, "row_factory": dict_row,
                     "connect_timeout": max(2, round(timeout)), **options},
-            min_size=old.min_size,
+            # One connection at rest, growing with the load up to the library's size plus its
+            # overflow (LEDGER_POSTGRES_POOL_SIZE + 10) and shrinking back when idle: a fleet
+            # of short commands started together would otherwise hold five each and take
+            # every slot of the server (max_connections) before doing anything.
+            min_size=1,
             max_size=old.max_size,
             open=False,
             configure=store.after_connect_func(),

@@ -50,6 +50,50 @@ def test_twenty_processes_started_at_once_on_a_fresh_database_all_succeed(
     assert failed == [], failed[0]
 
 
+@pytest.mark.postgres
+def test_a_process_refused_for_want_of_connection_slots_waits_for_one(
+        fresh_database: str, tmp_path: Path) -> None:
+    """A server with every slot taken (here: a role allowed one connection, holding it) is asked
+    again until ``LEDGER_CONNECT_TIMEOUT`` runs out: the command succeeds once a slot frees, and
+    fails with ``store_unavailable`` and what to change when none does."""
+    import psycopg
+
+    role = f"ledger_one_{uuid.uuid4().hex[:8]}"
+    name = fresh_database.rsplit("/", 1)[1]
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f'CREATE ROLE "{role}" LOGIN CONNECTION LIMIT 1')
+        admin.execute(f'ALTER DATABASE "{name}" OWNER TO "{role}"')
+    url = fresh_database.replace("postgres@", f"{role}@", 1)
+    try:
+        env = {**os.environ, "LEDGER_DATABASE_URL": url, "LEDGER_LOG_LEVEL": "WARNING",
+               "LEDGER_DECK_KEY_FILE": str(tmp_path / "deck.key")}
+        with psycopg.connect(url, autocommit=True):  # the role's one slot, taken
+            started = time.monotonic()
+            refused = subprocess.run([sys.executable, "-m", "ledger", "projections", "update"],
+                                     env={**env, "LEDGER_CONNECT_TIMEOUT": "2"},
+                                     capture_output=True, text=True, timeout=120)
+            waited = time.monotonic() - started
+            assert refused.returncode == 2, refused.stderr
+            assert "store_unavailable" in refused.stderr
+            assert "too many connections for role" in refused.stderr
+            assert "CONNECTION LIMIT" in refused.stderr  # what to change
+            assert "password" not in refused.stderr.lower()
+            assert waited >= 2  # it asked again for the whole wait
+            waiting = subprocess.Popen(
+                [sys.executable, "-m", "ledger", "projections", "update"],
+                env={**env, "LEDGER_CONNECT_TIMEOUT": "60"},
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(3)  # refused meanwhile; the slot frees when this block ends
+        code = waiting.wait(timeout=120)
+        out, err = waiting.communicate()
+        assert code == 0, err
+        assert "0 events read" in out
+    finally:
+        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            admin.execute(f'DROP ROLE IF EXISTS "{role}"')
+
+
 def test_two_serve_processes_on_one_store_read_each_others_writes(tmp_path: Path) -> None:
     db = tmp_path / "ledger.sqlite3"
     made = ledger("tokens", "create", "--role", "admin", "--label", "ops", db=db)
