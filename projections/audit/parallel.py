@@ -48,21 +48,27 @@ def worth_it(app: Any, jobs: int, tables: int, min_events: int | None = None) ->
 def audit_tables(
     app: Any, tids: Sequence[UUID], *, jobs: int, day: str | None,
     positions: dict[str, int], left_out: frozenset[int] = frozenset(),
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None, sizes: dict[UUID, int] | None = None,
 ) -> list[tuple[AuditReport, Totals]]:
     """Each table's part of the report and of the read models' totals (counting, for each
-    view, the events up to its ``positions``), in the order of ``tids``."""
+    view, the events up to its ``positions``), in the order of ``tids``.
+
+    ``sizes`` (events per table): the largest tables are handed out first, so that the last
+    to finish is a small one; otherwise the order of ``tids`` can leave one worker with the
+    largest table alone at the end while the others idle."""
     context = multiprocessing.get_context("spawn")
+    sizes = sizes or {}
+    order = sorted(tids, key=lambda tid: -sizes.get(tid, 0))
     with ProcessPoolExecutor(max_workers=min(jobs, len(tids)), mp_context=context,
                              initializer=_open, initargs=(app.settings,)) as pool:
-        futures: list[Future[tuple[AuditReport, Totals, int]]] = [
-            pool.submit(_audit_one, tid, day, positions, left_out) for tid in tids
-        ]
-        for future in as_completed(futures):
+        futures: dict[UUID, Future[tuple[AuditReport, Totals, int]]] = {
+            tid: pool.submit(_audit_one, tid, day, positions, left_out) for tid in order
+        }
+        for future in as_completed(futures.values()):
             rows = future.result()[2]
             if progress is not None:
                 progress(rows)
-        return [future.result()[:2] for future in futures]
+        return [futures[tid].result()[:2] for tid in tids]
 
 
 def _open(settings: Any) -> None:

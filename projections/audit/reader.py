@@ -88,6 +88,12 @@ class SnapshotReader:
         rows = self.tx.fetchall(f"SELECT DISTINCT originator_id FROM {self._events}")
         return sorted(_uuid(row["originator_id"]) for row in rows)
 
+    def table_sizes(self) -> dict[UUID, int]:
+        """Each table's last version (its number of events), from the store's index."""
+        rows = self.tx.fetchall(f"SELECT originator_id, MAX(originator_version) AS n "
+                                f"FROM {self._events} GROUP BY originator_id")
+        return {_uuid(row["originator_id"]): int(row["n"]) for row in rows}
+
     def events(self, table_id: UUID, *, gt: int = 0, lte: int | None = None,
                page: int = 1_000) -> Iterator[Stored]:
         """The stored events of a table after version ``gt`` (up to ``lte``), in order."""

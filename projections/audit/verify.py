@@ -107,7 +107,8 @@ def verify(app: Any, *, table: str | None = None, day: str | None = None,
         if check is None and parallel.worth_it(app, jobs, len(tids)):
             for part, part_totals in parallel.audit_tables(
                     app, tids, jobs=jobs, day=day, positions=totals.positions,
-                    left_out=totals.left_out, progress=progress):
+                    left_out=totals.left_out, progress=progress,
+                    sizes=reader.table_sizes()):
                 report.merge(part)
                 totals.merge(part_totals)
                 labels.update(part.tables)

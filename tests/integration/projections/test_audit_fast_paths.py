@@ -108,6 +108,34 @@ def test_every_check_fires_in_one_process_and_in_workers(
     assert _summary(spread) == _summary(alone)
 
 
+def test_workers_are_handed_the_largest_tables_first_and_the_report_keeps_its_order(
+    two_tables: LedgerApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from projections.audit.reader import consistent_read
+
+    app = two_tables
+    simulate(app, "caribbean-stud", CSP, 12, seed=7)  # now the larger, and the later by id
+    with consistent_read(app) as reader:
+        sizes = reader.table_sizes()
+        assert sizes == {tid: sum(1 for _ in reader.events(tid)) for tid in reader.table_ids()}
+    handed: list[Any] = []
+    from concurrent.futures import ProcessPoolExecutor
+
+    submit = ProcessPoolExecutor.submit
+
+    def record(pool: Any, fn: Any, tid: Any, *args: Any) -> Any:
+        handed.append(tid)
+        return submit(pool, fn, tid, *args)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", record)
+    monkeypatch.setattr(parallel, "MIN_EVENTS", 0)
+    spread = verify(app, jobs=2)
+    assert handed == sorted(sizes, key=lambda tid: -sizes[tid])
+    assert handed != sorted(sizes)  # here the largest table is not the first by its id
+    assert _summary(spread) == _summary(verify(app))
+    assert spread.tables == verify(app).tables
+
+
 def test_a_small_store_is_audited_in_this_process(two_tables: LedgerApp) -> None:
     assert not parallel.worth_it(two_tables, 2, 2)
     assert not parallel.worth_it(two_tables, 1, 2, min_events=0)
