@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import psycopg
 from eventsourcing.persistence import IntegrityError, OperationalError
 
 from ledger.errors import ConcurrencyError, InvalidInput
 from ledger.logs import get_logger
+from ledger.persistence import loaded_classes
 from ledger.sidetables import ACCESS_TABLE, SideTable
 
 log = get_logger("ledger.access")
@@ -75,6 +75,12 @@ def _db(store_or_app: Any) -> SideTable:
     return SideTable(home_of(store_or_app).recorder, ACCESS_TABLE)  # a fleet's: the home store
 
 
+def _clashes() -> tuple[type[BaseException], ...]:
+    """What an append raises when another writer took its sequence number first."""
+    return (IntegrityError, OperationalError, sqlite3.IntegrityError, sqlite3.OperationalError,
+            *loaded_classes("psycopg.errors", "IntegrityError"))
+
+
 def record_access(store_or_app: Any, *, who: str, what: str, table: str | None = None,
                   hand: int | None = None, detail: dict[str, Any] | None = None) -> Access:
     """Append one row (``store_or_app``: the application, a fleet (its home store keeps the
@@ -97,8 +103,7 @@ def record_access(store_or_app: Any, *, who: str, what: str, table: str | None =
                 cursor.execute(f"INSERT INTO {db.name} ({_COLUMNS}) VALUES ({db.marks(9)})",
                                (seq, at, who, what, table, hand, text, prev, digest))
             return Access(seq, at, who, what, table, hand, detail or {}, prev, digest)
-        except (IntegrityError, OperationalError, sqlite3.IntegrityError,
-                sqlite3.OperationalError, psycopg.errors.IntegrityError):
+        except _clashes():
             time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
     raise ConcurrencyError("concurrent_updates", "the access log kept changing under the "
                            "append; try again")

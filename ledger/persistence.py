@@ -1,6 +1,10 @@
 """Event store wiring: the pydantic mapper, recorders with the command log, and the mapping
 from ``LEDGER_DATABASE_URL`` to the eventsourcing library's environment.
 
+The PostgreSQL recorder lives in :mod:`ledger.pgstore`, which only a PostgreSQL store imports:
+nothing here imports psycopg until a PostgreSQL store is opened, so that commands on SQLite
+start without it.
+
 The command log (``ledger_commands``) is written in the same transaction as the events a command
 appends, so a command id is either recorded together with its events or not at all; that is what
 makes a repeated command append nothing. Command ids are unique per table (the devices of two
@@ -12,35 +16,28 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urlparse
 from uuid import UUID
 
-import psycopg
 from eventsourcing.persistence import Mapper, PersistenceError, StoredEvent
-from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
 from eventsourcing.utils import resolve_topic
-from psycopg import Cursor
-from psycopg.rows import DictRow
-from psycopg.sql import SQL, Identifier
-from psycopg_pool import PoolTimeout
 
 from ledger.errors import ConcurrencyError, InvalidInput, LedgerError
-from ledger.pgstore import (
-    LedgerPostgresFactory,
-    PostgresURL,
-    SchemaLocked,
-    bounded_retries,
-    schema_lock,
-)
 from ledger.settings import Settings
-from ledger.sidetables import SIDE_TABLES, postgres_ddl, sqlite_ddl
+from ledger.sidetables import SIDE_TABLES, sqlite_ddl
+
+if TYPE_CHECKING:  # imported where used: a SQLite store never loads psycopg
+    import psycopg
+
+    from ledger.pgstore import PostgresURL
 
 COMMANDS_TABLE = "ledger_commands"
 TOKENS_TABLE = "ledger_tokens"
@@ -193,93 +190,6 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
         return None if row is None else CommandRow(*tuple(row))
 
 
-@bounded_retries
-class LedgerPostgresRecorder(SchemaLocked, PostgresApplicationRecorder):
-    """PostgreSQL events table plus the command log, written in one transaction (its tables
-    created under the schema lock, its calls retried within the wait budget: ledger.pgstore)."""
-
-    def __init__(self, datastore: Any, *, events_table_name: str = "stored_events") -> None:
-        super().__init__(datastore, events_table_name=events_table_name)
-        schema = Identifier(self.datastore.schema)
-        commands = Identifier(COMMANDS_TABLE)
-        self.sql_create_statements.append(
-            SQL(
-                "CREATE TABLE IF NOT EXISTS {}.{} ("
-                "table_id text NOT NULL, command_id text NOT NULL, command text NOT NULL, "
-                "payload_sha256 text NOT NULL, result text NOT NULL, "
-                "recorded_at timestamptz NOT NULL DEFAULT now(), "
-                "PRIMARY KEY (table_id, command_id))"
-            ).format(schema, commands)
-        )
-        self.sql_create_statements.append(
-            SQL(
-                "CREATE TABLE IF NOT EXISTS {}.{} ("
-                "token_id text PRIMARY KEY, secret_sha256 text NOT NULL, role text NOT NULL, "
-                "tables text, seat integer, label text NOT NULL, created_at text NOT NULL, "
-                "revoked_at text)"
-            ).format(schema, Identifier(TOKENS_TABLE))
-        )
-        self.sql_create_statements.extend(
-            SQL(ddl).format() for ddl in postgres_ddl(self.datastore.schema)
-        )
-        self._insert_command = SQL(
-            "INSERT INTO {}.{} (command_id, table_id, command, payload_sha256, result) "
-            "VALUES (%s, %s, %s, %s, %s)"
-        ).format(schema, commands)
-        self._select_command = SQL(
-            "SELECT command_id, table_id, command, payload_sha256, result FROM {}.{} "
-            "WHERE table_id = %s AND command_id = %s"
-        ).format(schema, commands)
-
-    def _create_table(self, curs: Cursor[DictRow]) -> None:
-        super()._create_table(curs)
-        # Stores made before command ids were per table keyed the log by command id alone.
-        curs.execute(
-            "SELECT c.conname, array_agg(a.attname::text ORDER BY a.attname) AS columns "
-            "FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid "
-            "JOIN pg_namespace n ON n.oid = t.relnamespace "
-            "JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = ANY(c.conkey) "
-            "WHERE c.contype = 'p' AND n.nspname = %s AND t.relname = %s GROUP BY c.conname",
-            (self.datastore.schema, COMMANDS_TABLE),
-        )
-        row = curs.fetchone()
-        if row is not None and list(row["columns"]) == ["command_id"]:
-            curs.execute(
-                SQL("ALTER TABLE {}.{} DROP CONSTRAINT {}, ADD PRIMARY KEY (table_id, command_id)")
-                .format(Identifier(self.datastore.schema), Identifier(COMMANDS_TABLE),
-                        Identifier(row["conname"]))
-            )
-
-    def _insert_stored_events(
-        self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
-    ) -> None:
-        # After the events, in their transaction and pipeline: the library
-        # syncs the pipeline right after this, so a repeated command id surfaces there as an
-        # IntegrityError, like a version clash. (Sent before the events, a unique violation
-        # aborted the pipeline and came back as an OperationalError, which the library
-        # retries ten times before giving up.)
-        super()._insert_stored_events(curs, stored_events, **kwargs)
-        row: CommandRow | None = kwargs.get("command_row")
-        if row is not None:
-            # Its own cursor: the library reads the events' notification ids from ``curs``.
-            with curs.connection.cursor() as own:
-                own.execute(
-                    self._insert_command,
-                    (row.command_id, row.table_id, row.command, row.payload_sha256, row.result),
-                    prepare=True,
-                )
-
-    def select_command(self, table_id: str, command_id: str) -> CommandRow | None:
-        with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self._select_command, (table_id, command_id), prepare=True)
-            row = curs.fetchone()
-        if row is None:
-            return None
-        return CommandRow(
-            row["command_id"], row["table_id"], row["command"], row["payload_sha256"], row["result"]
-        )
-
-
 # --- environment ---------------------------------------------------------------------------
 
 
@@ -298,9 +208,11 @@ def store_env(settings: Settings) -> dict[str, str]:
             "SQLITE_LOCK_TIMEOUT": "30",
         }
     if parsed.scheme in ("postgresql", "postgres", "postgresql+psycopg"):
+        from ledger.pgstore import PostgresURL
+
         where = PostgresURL.parse(url, redact_url(url))
-        return {
-            "PERSISTENCE_MODULE": _topic(LedgerPostgresFactory),
+        return {  # the library imports ledger.pgstore by these topics
+            "PERSISTENCE_MODULE": "ledger.pgstore:LedgerPostgresFactory",
             "POSTGRES_DBNAME": where.dbname,
             "POSTGRES_HOST": where.host,
             "POSTGRES_PORT": where.port,
@@ -311,7 +223,7 @@ def store_env(settings: Settings) -> dict[str, str]:
             "POSTGRES_LOCK_TIMEOUT": "10",
             "POSTGRES_CONNECT_TIMEOUT": str(settings.connect_timeout),
             "LEDGER_PG_OPTIONS": urlencode(where.options),
-            "APPLICATION_RECORDER_TOPIC": _topic(LedgerPostgresRecorder),
+            "APPLICATION_RECORDER_TOPIC": "ledger.pgstore:LedgerPostgresRecorder",
         }
     raise InvalidInput(
         "invalid_database_url",
@@ -458,6 +370,8 @@ class PostgresTarget:
 
     @classmethod
     def of(cls, settings: Settings) -> PostgresTarget:
+        from ledger.pgstore import PostgresURL
+
         url = settings.database_url.strip()
         where = PostgresURL.parse(url, redact_url(url))
         return cls(where.host, where.port, where.dbname, where.user, where.password,
@@ -486,6 +400,8 @@ def prepare_store(settings: Settings, events_prefix: str) -> dict[str, str]:
     """
     if urlparse(settings.database_url.strip()).scheme == "sqlite":
         return {}
+    import psycopg
+
     target = PostgresTarget.of(settings)
     tables = [f"{events_prefix}_events", f"{events_prefix}_snapshots", COMMANDS_TABLE,
               TOKENS_TABLE, *SIDE_TABLES]
@@ -514,6 +430,8 @@ def _connect_patiently(target: PostgresTarget, timeout_s: int) -> psycopg.Connec
     """One connection for the start-up checks. A server that refuses for now (its slots all
     taken while a fleet starts, a restart or a promotion under way) is asked again until
     ``timeout_s`` has passed; any other failure, or the last refusal, is ``store_unavailable``."""
+    import psycopg
+
     deadline = time.monotonic() + timeout_s
     wait = 0.05
     while True:
@@ -531,6 +449,10 @@ def _connect_patiently(target: PostgresTarget, timeout_s: int) -> psycopg.Connec
 
 def _prepare_schema(conn: psycopg.Connection[Any], target: PostgresTarget,
                     tables: list[str]) -> dict[str, str]:
+    from psycopg.sql import SQL, Identifier
+
+    from ledger.pgstore import schema_lock
+
     schema = target.schema
     row = conn.execute("SELECT has_schema_privilege(oid, 'USAGE'), "
                        "has_schema_privilege(oid, 'CREATE') FROM pg_namespace "
@@ -615,11 +537,20 @@ def _reason(text: str) -> str:
     return reason or text
 
 
+def loaded_classes(module: str, *names: str) -> tuple[type[Any], ...]:
+    """The classes ``names`` of ``module`` if it was imported already, else none, for
+    ``isinstance`` and ``except``: nothing can be an instance of a class never loaded, so asking
+    never imports the module (commands on SQLite never load psycopg or the library's PostgreSQL
+    recorders)."""
+    found = sys.modules.get(module)
+    return () if found is None else tuple(getattr(found, name) for name in names)
+
+
 def _driver_error(exc: BaseException) -> BaseException | None:
     """The driver's own error behind ``exc`` (the library wraps them), if any."""
     cause: BaseException | None = exc
     for _ in range(6):
-        if cause is None or isinstance(cause, psycopg.Error | sqlite3.Error):
+        if cause is None or isinstance(cause, (sqlite3.Error, *loaded_classes("psycopg", "Error"))):
             return cause
         cause = cause.__cause__ or cause.__context__
     return None
@@ -628,7 +559,7 @@ def _driver_error(exc: BaseException) -> BaseException | None:
 def permission_denied(exc: BaseException) -> bool:
     """Whether ``exc`` is the store refusing this user something (not a missing table)."""
     cause = _driver_error(exc)
-    if isinstance(cause, psycopg.errors.InsufficientPrivilege):
+    if isinstance(cause, loaded_classes("psycopg.errors", "InsufficientPrivilege")):
         return True
     return isinstance(cause, sqlite3.Error) and "readonly" in str(cause).lower()
 
@@ -639,44 +570,52 @@ def store_error(exc: BaseException, settings: Settings) -> LedgerError | None:
     Looks through the library's wrappers (``PersistenceError``) to the driver's error.
     """
     cause = _driver_error(exc)
-    if isinstance(cause, psycopg.Error):
-        target = PostgresTarget.of(settings)
-        message = target.scrub(str(cause)).strip().splitlines()[0] if str(cause).strip() \
-            else type(cause).__name__
-        if isinstance(cause, psycopg.errors.InsufficientPrivilege):
-            return _denied(target, f"user {target.user!r} lacks a privilege this needs: "
-                           f"{message}",
-                           f"grant it (e.g. GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES "
-                           f"IN SCHEMA {target.schema} TO {target.user}) or use a role that "
-                           "has it")
-        if isinstance(cause, psycopg.errors.InvalidSchemaName):
-            return StoreError("store_schema_missing", f"{message} ({target}): set "
-                              "LEDGER_POSTGRES_SCHEMA to an existing schema",
-                              schema=target.schema)
-        if isinstance(cause, psycopg.errors.UndefinedTable):
-            # Tables are created on first use on the primary, so a missing one is a read
-            # store that has not replayed them yet, or views read before any were built.
-            return StoreError("store_unavailable", f"{message} ({target}): the store does not "
-                              "hold that table yet. A read store (LEDGER_READ_DATABASE_URL) "
-                              "has not replayed the views' tables: keep `ledger projections "
-                              "update --follow` running on the primary and try again; on the "
-                              "primary, run `ledger projections update` once as a user who "
-                              "may create tables", database=target.dbname,
-                              schema=target.schema)
-        if isinstance(cause, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled
-                      | psycopg.errors.TransactionRollback):
-            # The server answered: the table was busy (lock timeout, deadlock, serialisation).
-            return ConcurrencyError("concurrent_updates", f"the store was busy and gave up: "
-                                    f"{message}; try again")
-        if type(cause) is psycopg.OperationalError or isinstance(
-                cause, PoolTimeout | psycopg.errors.ConnectionException
-                | psycopg.errors.AdminShutdown | psycopg.errors.CannotConnectNow
-                | psycopg.errors.CrashShutdown):
-            return unavailable(target, cause, settings.connect_timeout)
-        return None
+    if isinstance(cause, loaded_classes("psycopg", "Error")):
+        return _postgres_error(cause, settings)
     if isinstance(cause, sqlite3.Error) or (
             isinstance(exc, PersistenceError)
             and urlparse(settings.database_url.strip()).scheme == "sqlite"):
         return sqlite_failure(sqlite_path(settings.database_url.strip()),
                               cause if cause is not None else exc)
+    return None
+
+
+def _postgres_error(cause: psycopg.Error, settings: Settings) -> LedgerError | None:
+    """psycopg's error ``cause`` as a coded error, or None when this does not know it."""
+    import psycopg
+    from psycopg_pool import PoolTimeout
+
+    target = PostgresTarget.of(settings)
+    message = target.scrub(str(cause)).strip().splitlines()[0] if str(cause).strip() \
+        else type(cause).__name__
+    if isinstance(cause, psycopg.errors.InsufficientPrivilege):
+        return _denied(target, f"user {target.user!r} lacks a privilege this needs: "
+                       f"{message}",
+                       f"grant it (e.g. GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES "
+                       f"IN SCHEMA {target.schema} TO {target.user}) or use a role that "
+                       "has it")
+    if isinstance(cause, psycopg.errors.InvalidSchemaName):
+        return StoreError("store_schema_missing", f"{message} ({target}): set "
+                          "LEDGER_POSTGRES_SCHEMA to an existing schema",
+                          schema=target.schema)
+    if isinstance(cause, psycopg.errors.UndefinedTable):
+        # Tables are created on first use on the primary, so a missing one is a read
+        # store that has not replayed them yet, or views read before any were built.
+        return StoreError("store_unavailable", f"{message} ({target}): the store does not "
+                          "hold that table yet. A read store (LEDGER_READ_DATABASE_URL) "
+                          "has not replayed the views' tables: keep `ledger projections "
+                          "update --follow` running on the primary and try again; on the "
+                          "primary, run `ledger projections update` once as a user who "
+                          "may create tables", database=target.dbname,
+                          schema=target.schema)
+    if isinstance(cause, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled
+                  | psycopg.errors.TransactionRollback):
+        # The server answered: the table was busy (lock timeout, deadlock, serialisation).
+        return ConcurrencyError("concurrent_updates", f"the store was busy and gave up: "
+                                f"{message}; try again")
+    if type(cause) is psycopg.OperationalError or isinstance(
+            cause, PoolTimeout | psycopg.errors.ConnectionException
+            | psycopg.errors.AdminShutdown | psycopg.errors.CannotConnectNow
+            | psycopg.errors.CrashShutdown):
+        return unavailable(target, cause, settings.connect_timeout)
     return None

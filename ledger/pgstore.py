@@ -1,5 +1,8 @@
 """PostgreSQL as the ledger runs it in a fleet: multi-host URLs, the connection pool, bounded
-retries and schema creation under a lock.
+retries, schema creation under a lock, and the recorder with the command log.
+
+Only a PostgreSQL store imports this module (and psycopg with it): ``store_env`` names the
+factory and the recorder by topic, which the library resolves when it opens the store.
 
 - **URLs.** ``postgresql://user:pw@h1:5432,h2:5433/ledger?target_session_attrs=read-write``
   names several servers; libpq tries them in order and keeps the first that fits the session
@@ -23,21 +26,28 @@ import contextlib
 import functools
 import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import psycopg
-from eventsourcing.persistence import InterfaceError, OperationalError
-from eventsourcing.postgres import PostgresAggregateRecorder, PostgresFactory
+from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.postgres import (
+    PostgresAggregateRecorder,
+    PostgresApplicationRecorder,
+    PostgresFactory,
+)
 from psycopg import Connection, Cursor
 from psycopg.errors import DuplicateObject
 from psycopg.rows import DictRow, dict_row
+from psycopg.sql import SQL, Identifier
 from psycopg_pool import ConnectionPool
 
 from ledger import availability
 from ledger.errors import InvalidInput
+from ledger.persistence import COMMANDS_TABLE, TOKENS_TABLE, CommandRow
+from ledger.sidetables import postgres_ddl
 
 SCHEMA_LOCK_KEY = 0x1ED6E45C
 """The advisory lock every process takes before creating or migrating the ledger's tables."""
@@ -272,6 +282,93 @@ class LedgerSnapshotRecorder(SchemaLocked, PostgresAggregateRecorder):
 
 
 LedgerPostgresFactory.aggregate_recorder_class = LedgerSnapshotRecorder
+
+
+@bounded_retries
+class LedgerPostgresRecorder(SchemaLocked, PostgresApplicationRecorder):
+    """PostgreSQL events table plus the command log, written in one transaction (its tables
+    created under the schema lock, its calls retried within the wait budget)."""
+
+    def __init__(self, datastore: Any, *, events_table_name: str = "stored_events") -> None:
+        super().__init__(datastore, events_table_name=events_table_name)
+        schema = Identifier(self.datastore.schema)
+        commands = Identifier(COMMANDS_TABLE)
+        self.sql_create_statements.append(
+            SQL(
+                "CREATE TABLE IF NOT EXISTS {}.{} ("
+                "table_id text NOT NULL, command_id text NOT NULL, command text NOT NULL, "
+                "payload_sha256 text NOT NULL, result text NOT NULL, "
+                "recorded_at timestamptz NOT NULL DEFAULT now(), "
+                "PRIMARY KEY (table_id, command_id))"
+            ).format(schema, commands)
+        )
+        self.sql_create_statements.append(
+            SQL(
+                "CREATE TABLE IF NOT EXISTS {}.{} ("
+                "token_id text PRIMARY KEY, secret_sha256 text NOT NULL, role text NOT NULL, "
+                "tables text, seat integer, label text NOT NULL, created_at text NOT NULL, "
+                "revoked_at text)"
+            ).format(schema, Identifier(TOKENS_TABLE))
+        )
+        self.sql_create_statements.extend(
+            SQL(ddl).format() for ddl in postgres_ddl(self.datastore.schema)
+        )
+        self._insert_command = SQL(
+            "INSERT INTO {}.{} (command_id, table_id, command, payload_sha256, result) "
+            "VALUES (%s, %s, %s, %s, %s)"
+        ).format(schema, commands)
+        self._select_command = SQL(
+            "SELECT command_id, table_id, command, payload_sha256, result FROM {}.{} "
+            "WHERE table_id = %s AND command_id = %s"
+        ).format(schema, commands)
+
+    def _create_table(self, curs: Cursor[DictRow]) -> None:
+        super()._create_table(curs)
+        # Stores made before command ids were per table keyed the log by command id alone.
+        curs.execute(
+            "SELECT c.conname, array_agg(a.attname::text ORDER BY a.attname) AS columns "
+            "FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid "
+            "JOIN pg_namespace n ON n.oid = t.relnamespace "
+            "JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = ANY(c.conkey) "
+            "WHERE c.contype = 'p' AND n.nspname = %s AND t.relname = %s GROUP BY c.conname",
+            (self.datastore.schema, COMMANDS_TABLE),
+        )
+        row = curs.fetchone()
+        if row is not None and list(row["columns"]) == ["command_id"]:
+            curs.execute(
+                SQL("ALTER TABLE {}.{} DROP CONSTRAINT {}, ADD PRIMARY KEY (table_id, command_id)")
+                .format(Identifier(self.datastore.schema), Identifier(COMMANDS_TABLE),
+                        Identifier(row["conname"]))
+            )
+
+    def _insert_stored_events(
+        self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> None:
+        # After the events, in their transaction and pipeline: the library
+        # syncs the pipeline right after this, so a repeated command id surfaces there as an
+        # IntegrityError, like a version clash. (Sent before the events, a unique violation
+        # aborted the pipeline and came back as an OperationalError, which the library
+        # retries ten times before giving up.)
+        super()._insert_stored_events(curs, stored_events, **kwargs)
+        row: CommandRow | None = kwargs.get("command_row")
+        if row is not None:
+            # Its own cursor: the library reads the events' notification ids from ``curs``.
+            with curs.connection.cursor() as own:
+                own.execute(
+                    self._insert_command,
+                    (row.command_id, row.table_id, row.command, row.payload_sha256, row.result),
+                    prepare=True,
+                )
+
+    def select_command(self, table_id: str, command_id: str) -> CommandRow | None:
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self._select_command, (table_id, command_id), prepare=True)
+            row = curs.fetchone()
+        if row is None:
+            return None
+        return CommandRow(
+            row["command_id"], row["table_id"], row["command"], row["payload_sha256"], row["result"]
+        )
 
 
 def connect(url: PostgresURL, timeout_s: int, **kwargs: Any) -> psycopg.Connection[Any]:

@@ -53,7 +53,7 @@ from uuid import UUID, uuid4
 from eventsourcing.application import AggregateNotFoundError, Repository
 
 from ledger.logs import get_logger
-from ledger.persistence import state_bytes
+from ledger.persistence import loaded_classes, state_bytes
 from ledger.table import ChainBroken, Table, TableEvent, TableOpened, TableSnapshot, chain_digest
 from ledger.table import topic_of as _topic_of
 from ledger.tablestate import GENESIS_HASH
@@ -203,10 +203,10 @@ def _stored_rows(recorder: Any, tid: UUID, after: int, upto: int | None
     """(version, topic, state) of the table's stored rows after ``after`` (up to ``upto``), in
     version order, read by one statement on a cursor of its own a page at a time; None for a
     recorder other than the library's SQLite or PostgreSQL one (read through its API then)."""
-    from eventsourcing.postgres import PostgresAggregateRecorder
     from eventsourcing.sqlite import SQLiteAggregateRecorder
 
-    postgres = isinstance(recorder, PostgresAggregateRecorder)
+    postgres = isinstance(recorder,
+                          loaded_classes("eventsourcing.postgres", "PostgresAggregateRecorder"))
     if not postgres and not isinstance(recorder, SQLiteAggregateRecorder):
         return None
     table = recorder.events_table_name

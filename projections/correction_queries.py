@@ -83,12 +83,12 @@ def _stored_of(app: Any, tid: Any, after: int, topics: set[str]) -> Iterator[Any
     of the others), then those rows read; through the recorder's API page by page for a
     recorder other than the library's SQLite or PostgreSQL one."""
     from eventsourcing.persistence import StoredEvent
-    from eventsourcing.postgres import PostgresApplicationRecorder
     from eventsourcing.sqlite import SQLiteApplicationRecorder
 
-    from ledger.persistence import state_bytes
+    from ledger.persistence import loaded_classes, state_bytes
 
-    if not isinstance(app.recorder, SQLiteApplicationRecorder | PostgresApplicationRecorder):
+    if not isinstance(app.recorder, (SQLiteApplicationRecorder, *loaded_classes(
+            "eventsourcing.postgres", "PostgresApplicationRecorder"))):
         while True:
             page = app.recorder.select_events(tid, gt=after, limit=_PAGE)
             yield from (s for s in page if s.topic in topics)

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from eventsourcing.postgres import PostgresApplicationRecorder
+from ledger.persistence import loaded_classes
 
 Row = dict[str, Any]
 Params = Sequence[Any]
@@ -45,7 +45,8 @@ class Store:
     def __init__(self, recorder: Any) -> None:
         self.recorder = recorder
         self.datastore: Any = recorder.datastore
-        self.postgres = isinstance(recorder, PostgresApplicationRecorder)
+        self.postgres = isinstance(
+            recorder, loaded_classes("eventsourcing.postgres", "PostgresApplicationRecorder"))
         self.schema: str | None = self.datastore.schema if self.postgres else None
         self.events_table: str = recorder.events_table_name
         self.notification_column = "notification_id" if self.postgres else "rowid"

@@ -29,7 +29,6 @@ from typing import Any
 from ledger.errors import LedgerError, NotFound, StateConflict
 from ledger.logs import get_logger
 from ledger.persistence import StoreError, permission_denied
-from ledger.pgstore import SCHEMA_LOCK_KEY
 from ledger.table import TableEvent
 from projections import unholdable
 from projections.base import Item, View
@@ -153,6 +152,8 @@ class Runner:
         try:
             with self.store.transaction() as tx:
                 if self.store.postgres:  # processes starting at once: one creates, one by one
+                    from ledger.pgstore import SCHEMA_LOCK_KEY
+
                     tx.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK_KEY,))
                 tx.execute(TRACKING_DDL)
                 for view in self.views:

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ledger.errors import LedgerError
+from ledger.persistence import loaded_classes
 from projections.base import Item
 from projections.db import Store, iso
 
@@ -57,13 +58,10 @@ def unholdable_error(exc: BaseException) -> bool:
     """Whether ``exc`` is a store refusing a number too large for its integer columns."""
     if isinstance(exc, OverflowError):
         return True
-    try:
-        import psycopg
-    except ImportError:  # pragma: no cover - psycopg is a dependency
-        return False
+    out_of_range = loaded_classes("psycopg.errors", "NumericValueOutOfRange")
     cause: BaseException | None = exc
     while cause is not None:
-        if isinstance(cause, psycopg.errors.NumericValueOutOfRange):
+        if isinstance(cause, out_of_range):
             return True
         cause = cause.__cause__ or cause.__context__
     return False

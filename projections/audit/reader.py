@@ -38,7 +38,6 @@ from typing import Any, cast
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
-from psycopg.pq import TransactionStatus
 
 from ledger.logs import get_logger
 from ledger.persistence import COMMANDS_TABLE, state_bytes
@@ -153,6 +152,8 @@ def snapshot_transaction(store: Store) -> Iterator[Tx]:
         with store.transaction(commit=False) as tx:
             yield tx
         return
+    from psycopg.pq import TransactionStatus
+
     with store.datastore.get_connection() as conn:
         status = conn.info.transaction_status
         if status != TransactionStatus.IDLE:  # not ours to go on with: start afresh

@@ -24,7 +24,8 @@ from ledger.commands import (
     command_from,
 )
 from ledger.errors import ConcurrencyError, LedgerError
-from ledger.persistence import LedgerPostgresRecorder, LedgerSQLiteRecorder
+from ledger.persistence import LedgerSQLiteRecorder
+from ledger.pgstore import LedgerPostgresRecorder
 from ledger.settings import Settings
 from ledger.table import table_id
 

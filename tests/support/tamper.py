@@ -6,7 +6,8 @@ from typing import Any
 from uuid import UUID
 
 from ledger.application import LedgerApp
-from ledger.persistence import LedgerPostgresRecorder, LedgerSQLiteRecorder
+from ledger.persistence import LedgerSQLiteRecorder
+from ledger.pgstore import LedgerPostgresRecorder
 
 
 def _recorder(app: LedgerApp) -> LedgerSQLiteRecorder | LedgerPostgresRecorder:

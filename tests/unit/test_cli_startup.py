@@ -4,8 +4,10 @@ a short command's time); ``--help`` and anything it cannot name import them all.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from ledger.cli import _COMMAND_MODULES, _COMMAND_OWNERS, _command_named, _register, app
 
@@ -54,3 +56,59 @@ def test_help_and_unknown_commands_import_them_all() -> None:
     for args in (["--help"], ["no-such-command"], []):
         found = _imported(args)
         assert {f"ledger.cli.{m}" for m in _COMMAND_MODULES} <= set(found), args
+
+
+#: What only a PostgreSQL store needs: the driver, its pool, the library's PostgreSQL recorders
+#: and the ledger's.
+POSTGRES_MODULES = ("psycopg", "psycopg_pool", "eventsourcing.postgres", "ledger.pgstore")
+
+# Runs `ledger ARGS...` (without ARGS: builds the HTTP API as `ledger serve` does) and, at exit,
+# writes the PostgreSQL modules imported by then to the file named first.
+_LIST_POSTGRES_MODULES = f"""
+import atexit, json, sys
+
+listing, args = sys.argv[1], sys.argv[2:]
+
+def listed():
+    found = sorted(m for m in sys.modules
+                   if any(m == p or m.startswith(p + ".") for p in {POSTGRES_MODULES!r}))
+    with open(listing, "w") as f:
+        json.dump(found, f)
+
+atexit.register(listed)
+if args:
+    from ledger.cli import main
+    sys.argv = ["ledger", *args]
+    main()
+else:
+    from ledger.api import create_app
+    from ledger.settings import Settings
+    create_app(Settings())
+"""
+
+
+def test_a_sqlite_store_never_imports_postgresql(tmp_path: Path) -> None:
+    """Commands on SQLite start without psycopg and the PostgreSQL store (a tenth of a second
+    of every command's start)."""
+    env = {**os.environ, "LEDGER_DATABASE_URL": f"sqlite:///{tmp_path}/ledger.sqlite3",
+           "LEDGER_DECK_KEY_FILE": str(tmp_path / "deck.key"), "LEDGER_LOG_LEVEL": "WARNING"}
+    env.pop("LEDGER_READ_DATABASE_URL", None)
+    env.pop("LEDGER_SHARDS", None)
+    listing = tmp_path / "modules.json"
+
+    def imported(*args: str) -> list[str]:
+        listing.unlink(missing_ok=True)
+        done = subprocess.run([sys.executable, "-c", _LIST_POSTGRES_MODULES, str(listing),
+                               *args], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+        found: list[str] = json.loads(listing.read_text())
+        return found
+
+    assert imported("simulate", "--game", "stud-hilo", "--hands", "2", "--seed", "3",
+                    "--table", "T") == []
+    for args in (["replay", "T", "1"], ["audit", "hand", "T", "1"], ["audit", "verify"],
+                 ["projections", "update"], ["projections", "status"],
+                 ["projections", "rebuild"], ["tokens", "list"], ["hands", "--player", "p"],
+                 ["export", "hands", "--day", "2026-01-01", "--out", str(tmp_path / "out")],
+                 []):
+        assert imported(*args) == [], args
