@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypedDict
 from urllib.parse import urlparse, urlunparse
@@ -45,12 +46,13 @@ def _with_db(url: str, dbname: str) -> str:
     return urlunparse(urlparse(url)._replace(path=f"/{dbname}"))
 
 
-@pytest.fixture(scope="session")
-def postgres_database() -> Iterator[str]:
-    """A fresh PostgreSQL database for this test session (dropped at the end)."""
+@contextmanager
+def fresh_databases(prefix: str, count: int = 1) -> Iterator[list[str]]:
+    """``count`` new, empty PostgreSQL databases (their URLs), dropped afterwards. An
+    unreachable server skips the test, or fails it under ``LEDGER_REQUIRE_POSTGRES``."""
     import psycopg
 
-    name = f"ledger_test_{uuid.uuid4().hex[:12]}"
+    names = [f"{prefix}_{uuid.uuid4().hex[:12]}" for _ in range(count)]
     try:
         admin = psycopg.connect(ADMIN_URL, autocommit=True, connect_timeout=3)
     except psycopg.OperationalError as exc:
@@ -62,12 +64,21 @@ def postgres_database() -> Iterator[str]:
             pytest.fail(message)
         pytest.skip(message)
     with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+        for name in names:
+            admin.execute(f'CREATE DATABASE "{name}"')
     try:
-        yield _with_db(ADMIN_URL, name)
+        yield [_with_db(ADMIN_URL, name) for name in names]
     finally:
         with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            for name in names:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def postgres_database() -> Iterator[str]:
+    """A fresh PostgreSQL database for this test session (dropped at the end)."""
+    with fresh_databases("ledger_test") as (url,):
+        yield url
 
 
 @pytest.fixture

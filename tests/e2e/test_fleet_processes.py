@@ -16,23 +16,15 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import ADMIN_URL, _with_db
+from tests.conftest import ADMIN_URL, fresh_databases
 from tests.e2e.test_api_serve import free_port
 from tests.e2e.test_cli import ledger
 
 
 @pytest.fixture
 def fresh_database() -> Iterator[str]:
-    import psycopg
-
-    name = f"ledger_start_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(ADMIN_URL, autocommit=True, connect_timeout=3) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield _with_db(ADMIN_URL, name)
-    finally:
-        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with fresh_databases("ledger_start") as (url,):
+        yield url
 
 
 @pytest.mark.postgres

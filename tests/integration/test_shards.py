@@ -5,7 +5,6 @@ cover both; a code no shard holds and a table the map would move are refused, no
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from projections.queries import ReadModel
 from projections.reports.players import player_hands
 from projections.reports.rake_report import rake_stats
 from projections.search import search_hands
-from tests.conftest import ADMIN_URL, _with_db
+from tests.conftest import fresh_databases
 from tests.integration.projections.conftest import play
 from tests.support.http import bearer, make_tokens, play_table
 
@@ -51,22 +50,8 @@ def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path}/east.sqlite3", f"sqlite:///{tmp_path}/west.sqlite3"
         return
-    import psycopg
-
-    names = [f"ledger_shard_{uuid.uuid4().hex[:10]}" for _ in range(2)]
-    try:
-        admin = psycopg.connect(ADMIN_URL, autocommit=True, connect_timeout=3)
-    except psycopg.OperationalError as exc:
-        pytest.skip(f"PostgreSQL is not reachable at {ADMIN_URL} ({exc})")
-    with admin:
-        for name in names:
-            admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield _with_db(ADMIN_URL, names[0]), _with_db(ADMIN_URL, names[1])
-    finally:
-        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-            for name in names:
-                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with fresh_databases("ledger_shard", 2) as (east, west):
+        yield east, west
 
 
 def settings_for(stores: tuple[str, str], tmp_path: Path, *, swap: bool = False) -> Settings:
