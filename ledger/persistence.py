@@ -416,14 +416,16 @@ def prepare_store(settings: Settings, events_prefix: str) -> dict[str, str]:
         raise found from None
 
 
-#: What a server says while it refuses connections for a while (every slot taken, by all
-#: clients or under a role's or a database's limit, while a fleet starts; starting, stopping,
-#: or a standby being promoted): worth asking again until the wait runs out.
-BUSY_SERVER = ("too many clients", "too many connections for",
-               "remaining connection slots are reserved",
-               "the database system is starting up", "the database system is shutting down",
-               "the database system is in recovery mode",
-               "the database system is not yet accepting connections")
+#: What a server says while every connection slot is taken (by all clients, or under a role's
+#: or a database's limit), as when a whole fleet starts at once.
+SLOTS_TAKEN = ("too many clients", "too many connections for",
+               "remaining connection slots are reserved")
+#: What a server says while it is starting, stopping, or a standby is being promoted.
+NOT_READY = ("the database system is starting up", "the database system is shutting down",
+             "the database system is in recovery mode",
+             "the database system is not yet accepting connections")
+BUSY_SERVER = SLOTS_TAKEN + NOT_READY
+"""Refusals that pass: worth asking again until the wait runs out."""
 
 
 def _connect_patiently(target: PostgresTarget, timeout_s: int) -> psycopg.Connection[Any]:
@@ -507,11 +509,11 @@ def unavailable(target: PostgresTarget, exc: BaseException, timeout: int) -> Sto
     if "does not exist" in lowered and "database" in lowered:
         hint = (f"create it (createdb -h {target.host} -p {target.port} -U {target.user} "
                 f"{target.dbname}) or fix the database name in LEDGER_DATABASE_URL")
-    elif any(words in lowered for words in BUSY_SERVER[:3]):
+    elif any(words in lowered for words in SLOTS_TAKEN):
         hint = (f"the server still refused after {timeout} s (LEDGER_CONNECT_TIMEOUT): raise its "
                 "max_connections or the role's or database's CONNECTION LIMIT, run fewer "
                 "processes at once, or put a connection pooler (PgBouncer) in front of it")
-    elif any(words in lowered for words in BUSY_SERVER[3:]):
+    elif any(words in lowered for words in NOT_READY):
         hint = (f"the server was still starting, stopping or recovering after {timeout} s "
                 "(LEDGER_CONNECT_TIMEOUT): wait for it, or raise LEDGER_CONNECT_TIMEOUT")
     elif "authentication" in lowered or "password" in lowered or "role" in lowered:
