@@ -618,6 +618,10 @@ def _postgres_error(cause: psycopg.Error, settings: Settings) -> LedgerError | N
     if type(cause) is psycopg.OperationalError or isinstance(
             cause, PoolTimeout | psycopg.errors.ConnectionException
             | psycopg.errors.AdminShutdown | psycopg.errors.CannotConnectNow
-            | psycopg.errors.CrashShutdown):
+            | psycopg.errors.CrashShutdown
+            # class 53, the server short of something: connection slots, memory, disk
+            | psycopg.errors.InsufficientResources | psycopg.errors.TooManyConnections
+            | psycopg.errors.ConfigurationLimitExceeded | psycopg.errors.OutOfMemory
+            | psycopg.errors.DiskFull):
         return unavailable(target, cause, settings.connect_timeout)
     return None

@@ -90,6 +90,15 @@ def test_store_failures_are_classified_and_never_show_the_password() -> None:
     assert down is not None and down.code == "store_unavailable"
     assert "s3cret-pw" not in down.message and "db.example" in down.message
     assert store_error(ValueError("not the store"), settings) is None
+    # The server short of connection slots, memory or disk: unavailable for now, not a fault.
+    full = store_error(psycopg.errors.TooManyConnections("sorry, too many clients already"),
+                       settings)
+    assert full is not None and full.code == "store_unavailable"
+    assert "CONNECTION LIMIT" in full.message and "s3cret-pw" not in full.message
+    for short in (psycopg.errors.InsufficientResources, psycopg.errors.OutOfMemory,
+                  psycopg.errors.DiskFull, psycopg.errors.ConfigurationLimitExceeded):
+        found = store_error(short("out of something"), settings)
+        assert found is not None and found.code == "store_unavailable", short
     assert redact_url("postgresql://u:a/b@c@h:5432/db") == "postgresql://u:***@h:5432/db"
     for url in ("postgresql://u:pa/ss@h:5432/db", "postgresql://u:secret@h:5432",
                 "mysql://u:secret@h/db"):
