@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Annotated, Any, TextIO
 
 import typer
+from typer.core import TyperCommand
 
 from ledger.cards import RANK_NAMES, card_list, ensure_distinct, parse_cards
 from ledger.cli import app
@@ -164,7 +165,12 @@ def _examples() -> str:
     return "\n\n".join(shown)
 
 
-_HELP = f"""Evaluate hands read from standard input, one per line; write one JSON object per line.
+def _help() -> str:
+    """The command's help: its examples' output is computed, when the help is shown."""
+    return _HELP.format(examples=_examples())
+
+
+_HELP = """Evaluate hands read from standard input, one per line; write one JSON object per line.
 
 Cards are written As, Td, 9h (10h is read as Th), separated by spaces or commas. Blank lines are
 skipped; every other line gets exactly one output line, in the same order, flushed as soon as it
@@ -213,12 +219,27 @@ an unknown_card error.
 Examples (input line, then output line):
 
 ```
-{_examples()}
+{examples}
 ```
 """
 
 
-@app.command("evaluate", help=_HELP)
+class _HelpWithExamples(TyperCommand):
+    """The command whose help is :func:`_help`, made when it is read: ``ledger --help`` lists
+    the command by its short help, and does not evaluate the examples (the first hand
+    evaluated builds the evaluator's tables)."""
+
+    @property
+    def help(self) -> str:
+        return _help()
+
+    @help.setter
+    def help(self, _value: str | None) -> None:
+        pass
+
+
+@app.command("evaluate", cls=_HelpWithExamples,
+             short_help=_HELP.split("\n", 1)[0])
 def evaluate_command(
     rules: Annotated[
         Rules,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import combinations
+from typing import Any
 
 from ledger.evaluation._masks import (
     ACE,
@@ -86,9 +87,14 @@ def _straight_values() -> tuple[int, ...]:
 MASK_KEY = _mask_keys()
 _KICK = _kickers()
 _STRAIGHT = _straight_values()
-_BY_SIZE: tuple[tuple[int, ...], ...] = tuple(
-    tuple(m for m in range(MASK_COUNT) if m.bit_count() == size) for size in range(RANK_COUNT + 1)
-)
+
+
+def _by_size() -> tuple[tuple[int, ...], ...]:
+    """``table[size]``: every rank mask of ``size`` ranks."""
+    table: list[list[int]] = [[] for _ in range(RANK_COUNT + 1)]
+    for mask in range(MASK_COUNT):
+        table[mask.bit_count()].append(mask)
+    return tuple(tuple(masks) for masks in table)
 
 
 def _made_hand(m2: int, m3: int, m4: int) -> tuple[int, int, int]:
@@ -115,10 +121,10 @@ def _made_hand(m2: int, m3: int, m4: int) -> tuple[int, int, int]:
     return pack(HIGH_CARD, ()), 0, 5
 
 
-def _shapes() -> Iterator[tuple[int, int, int]]:
+def _shapes(by_size: tuple[tuple[int, ...], ...]) -> Iterator[tuple[int, int, int]]:
     """Every ``(m2, m3, m4)`` with ``m4 ⊆ m3 ⊆ m2`` that fits in seven cards."""
     for size2 in range(4):  # m1 ⊇ m2 holds every paired rank once more: 2 * |m2| <= 7
-        for m2 in _BY_SIZE[size2]:
+        for m2 in by_size[size2]:
             for m3 in _submasks(m2, MAX_CARDS - 2 * size2):
                 for m4 in _submasks(m3, MAX_CARDS - 2 * size2 - m3.bit_count()):
                     yield m2, m3, m4
@@ -138,13 +144,14 @@ def _rank_strengths() -> dict[int, int]:
     The multiset is ``m1 = m2 | free`` plus its shape; ``free`` ranges over the ranks held once.
     """
     table: dict[int, int] = {}
-    for m2, m3, m4 in _shapes():
+    by_size = _by_size()
+    for m2, m3, m4 in _shapes(by_size):
         base, excluded, kicker_count = _made_hand(m2, m3, m4)
         kickers = _KICK[kicker_count]
         keep = FULL_MASK ^ excluded
         room = MAX_CARDS - 2 * m2.bit_count() - m3.bit_count() - m4.bit_count()
         key = MASK_KEY[m2] + MASK_KEY[m3] + MASK_KEY[m4]
-        frees = [f for size in range(room + 1) for f in _BY_SIZE[size] if not f & m2]
+        frees = [f for size in range(room + 1) for f in by_size[size] if not f & m2]
         # Below a straight, five distinct ranks may still make one (5-5-5-6-7-8-9 is a straight).
         can_straight = base >> 20 < STRAIGHT and m2.bit_count() + room >= 5
         if can_straight:
@@ -178,8 +185,46 @@ def _flush_strengths() -> tuple[int, ...]:
     return tuple(table)
 
 
-RANK_STRENGTH: dict[int, int] = _rank_strengths()
-"""Rank-multiset key -> best non-flush strength, for every multiset of 0..7 cards (0 -> 0)."""
+class _RankTable(dict[int, int]):
+    """:data:`RANK_STRENGTH`, built on its first use rather than at import (a tenth of a second:
+    most commands never evaluate a hand, ``ledger --help`` among them). It is the whole table
+    once read: a key it lacks is a ``KeyError``, as in a plain dict."""
+
+    def _built(self) -> _RankTable:
+        if not dict.__len__(self):
+            self.update(_rank_strengths())
+        return self
+
+    def __missing__(self, key: int) -> int:
+        if dict.__len__(self):
+            raise KeyError(key)
+        return self._built()[key]
+
+    def __iter__(self) -> Iterator[int]:
+        return dict.__iter__(self._built())
+
+    def __len__(self) -> int:
+        return dict.__len__(self._built())
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self._built(), key)
+
+    def get(self, key: int, default: Any = None) -> Any:
+        return dict.get(self._built(), key, default)
+
+    def keys(self) -> Any:
+        return dict.keys(self._built())
+
+    def values(self) -> Any:
+        return dict.values(self._built())
+
+    def items(self) -> Any:
+        return dict.items(self._built())
+
+
+RANK_STRENGTH: dict[int, int] = _RankTable()
+"""Rank-multiset key -> best non-flush strength, for every multiset of 0..7 cards (0 -> 0);
+built on first use."""
 
 FLUSH_STRENGTH: tuple[int, ...] = _flush_strengths()
 """Rank mask of one suit (5+ ranks) -> its flush or straight flush strength; 0 otherwise."""
