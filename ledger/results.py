@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -112,37 +113,44 @@ class HandTally:
     lines: dict[str, int] = field(default_factory=dict)
 
     def add(self, record: r.Record) -> None:
+        if _special(record.__class__):
+            self._special(record)
+        for t in getattr(record, "transfers", ()):
+            self._transfer(t)
+
+    def _special(self, record: r.Record) -> None:
         if isinstance(record, r.HandStarted):
             self.hand_no = record.hand_no
             self.seats = {e.player: _Seat(e.seat, e.player) for e in record.seats}
         if isinstance(record, r.PlayerActed) and record.action == "accept":
             self.dp = next((p for p, s in self.seats.items() if s.seat == record.seat), None)
-        for t in getattr(record, "transfers", ()):
-            self._transfer(t)
 
     def _transfer(self, t: r.Transfer) -> None:
-        for account, sign in ((t.src, -1), (t.dst, 1)):
-            if account in (accounts.HOUSE, accounts.RAKE, accounts.JACKPOT):
-                self.lines[account] = self.lines.get(account, 0) + sign * t.amount
-        payer = self._seat_of(t.src)
+        src, dst, amount = t.src, t.dst, t.amount
+        lines = self.lines
+        if src in _LINES:
+            lines[src] = lines.get(src, 0) - amount
+        if dst in _LINES:
+            lines[dst] = lines.get(dst, 0) + amount
+        payer = self._seat_of(src)
         if payer is not None:
-            if t.dst == accounts.RAKE or t.dst == accounts.spot(payer.seat, FEE_SPOT):
-                payer.fee += t.amount
+            if dst == accounts.RAKE or dst == accounts.spot(payer.seat, FEE_SPOT):
+                payer.fee += amount
             else:
-                payer.wagered += t.amount
-        payee = self._seat_of(t.dst)
+                payer.wagered += amount
+        payee = self._seat_of(dst)
         if payee is not None:
-            if t.src == accounts.RAKE or t.src == accounts.spot(payee.seat, FEE_SPOT):
-                payee.fee -= t.amount
-            elif t.src.startswith(f"spot:{payee.seat}:") and not t.src.endswith(POOLED_SPOT):
-                payee.own += t.amount
-            elif accounts.is_spot(t.src) and t.src.endswith(f":{POOLED_SPOT}"):
-                payee.pooled += t.amount
+            if src == accounts.RAKE or src == accounts.spot(payee.seat, FEE_SPOT):
+                payee.fee -= amount
+            elif src.startswith(f"spot:{payee.seat}:") and not src.endswith(POOLED_SPOT):
+                payee.own += amount
+            elif src.startswith("spot:") and src.endswith(f":{POOLED_SPOT}"):
+                payee.pooled += amount
             else:
-                payee.other += t.amount
+                payee.other += amount
 
     def _seat_of(self, account: str) -> _Seat | None:
-        if not accounts.is_player(account):
+        if not account.startswith("player:"):
             return None
         return self.seats.get(account.split(":", 1)[1])
 
@@ -188,6 +196,15 @@ class HandTally:
         for seat, player, *amounts in data["seats"]:
             tally.seats[player] = _Seat(int(seat), str(player), *(int(a) for a in amounts))
         return tally
+
+
+_LINES = frozenset((accounts.HOUSE, accounts.RAKE, accounts.JACKPOT))
+
+
+@cache
+def _special(cls: type) -> bool:
+    """Whether records of class ``cls`` change the tally other than by their transfers."""
+    return issubclass(cls, (r.HandStarted, r.PlayerActed))
 
 
 def _pooled_back(outcomes: Iterable[r.Outcome]) -> int:

@@ -27,7 +27,6 @@ from typing import Any
 
 from ledger import accounts
 from ledger import records as r
-from ledger.accounts import net_flows
 from projections.base import Item, View
 
 ACCOUNTING_DDL = (
@@ -82,40 +81,44 @@ class Accounting(View):
         return day
 
     def handle(self, item: Item) -> None:
-        event = item.event
+        event: Any = item.event
         transfers = item.transfers
+        isa = item.isa
         day = self._day(item)
-        if isinstance(event, r.SeatCorrected):  # COR-3: who really banked those hands
+        if r.SeatCorrected in isa:  # COR-3: who really banked those hands
             self._dp_seated.append((event.player, item.code, event.seat, event.from_hand,
                                     event.to_hand, event.recorded_player))
-        elif isinstance(event, r.ChipsBoughtIn):
+        elif r.ChipsBoughtIn in isa:
             day["drop_minor"] += event.amount
-        elif isinstance(event, r.ChipsCashedOut):
+        elif r.ChipsCashedOut in isa:
             day["cash_outs_minor"] += event.amount
-        elif isinstance(event, r.HandSettled):
+        elif r.HandSettled in isa:
             day["hands_settled"] += 1
             day["jackpot_awards_minor"] += sum(j.amount for j in event.jackpot)
             self._dp_settled(item, event, day)
-        elif isinstance(event, r.HandVoided | r.HandCancelled):
-            day["hands_voided" if isinstance(event, r.HandVoided) else "hands_cancelled"] += 1
-            self._dp_done.append((0, "voided" if isinstance(event, r.HandVoided)
-                                  else "cancelled", item.day, item.code, event.hand_no))
-        elif isinstance(event, r.PlayerActed) and event.action == "accept":
+        elif r.HandVoided in isa or r.HandCancelled in isa:
+            voided = r.HandVoided in isa
+            day["hands_voided" if voided else "hands_cancelled"] += 1
+            self._dp_done.append((0, "voided" if voided else "cancelled", item.day, item.code,
+                                  event.hand_no))
+        elif r.PlayerActed in isa and event.action == "accept":
             player = next((accounts.player_id(t.src) for t in transfers
                            if accounts.is_player(t.src)), "")
             self._dp_new.append((item.code, event.hand_no, event.seat, player, event.amount,
                                  None, "in_progress", item.day))
-        if not transfers or isinstance(event, r.CORRECTIONS):
+        if not transfers or not isa.isdisjoint(r.CORRECTIONS):
             return  # corrections are their own line (the corrections view, COR-1..5)
-        flows = net_flows(transfers)
+        flows = item.flows
         day["rake_minor"] += flows.get(accounts.RAKE, 0)
-        if isinstance(event, r.HandRecord):
+        if r.HandRecord in isa:
             day["house_win_minor"] += flows.get(accounts.HOUSE, 0)
         for t in transfers:
-            if t.dst == accounts.JACKPOT and accounts.is_spot(t.src):
-                day["jackpot_contributions_minor"] += t.amount
-            elif t.dst == accounts.JACKPOT and t.src == accounts.HOUSE:
-                day["jackpot_seeds_minor"] += t.amount
+            if t.dst == accounts.JACKPOT:
+                src = t.src
+                if src.startswith("spot:"):
+                    day["jackpot_contributions_minor"] += t.amount
+                elif src == accounts.HOUSE:
+                    day["jackpot_seeds_minor"] += t.amount
 
     def _dp_settled(self, item: Item, event: r.HandSettled, day: dict[str, Any]) -> None:
         for o in event.outcomes:

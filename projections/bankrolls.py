@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.accounts import net_flows
 from projections.base import Item, View
 
 TRANSFERS_DDL = (
@@ -57,7 +56,7 @@ class Bankrolls(View):
         self._rows.extend((code, version, seq, at, day, hand, kind, t.src, t.dst, t.amount,
                            t.rule, t.memo) for seq, t in enumerate(transfers))
         deltas = self._deltas
-        for account, change in net_flows(transfers).items():
+        for account, change in item.flows.items():
             entry = deltas.get((code, account))
             if entry is None:
                 deltas[(code, account)] = [change, version]

@@ -9,19 +9,34 @@ touch), so it can stop anywhere and resume.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
 from functools import cache
 from typing import Any, ClassVar
 
+from ledger.accounts import net_flows
 from ledger.records import Transfer
 from ledger.table import TableEvent
 from projections.context import TableInfo
 from projections.db import Tx
 
 
-@dataclass(frozen=True, slots=True)
 class Item:
     """One event as views receive it (what every view asks of it is worked out once)."""
+
+    __slots__ = (
+        "_flows",
+        "at",
+        "code",
+        "day",
+        "event",
+        "hand_no",
+        "isa",
+        "kind",
+        "position",
+        "table",
+        "transfers",
+        "version",
+    )
 
     position: int
     """Its notification id (the application's log position)."""
@@ -31,24 +46,53 @@ class Item:
     """The gaming day of the event's timestamp at its table."""
     at: str
     """The event's timestamp as ISO-8601 UTC text."""
-    code: str = field(init=False, repr=False, compare=False)
+    code: str
     """The table's code."""
-    version: int = field(init=False, repr=False, compare=False)
+    version: int
     """The event's version in its table's stream."""
-    kind: str = field(init=False, repr=False, compare=False)
+    kind: str
     """The event's type name (``HandSettled``)."""
-    hand_no: int | None = field(init=False, repr=False, compare=False)
+    hand_no: int | None
     """The hand of a hand event (None for the others)."""
-    transfers: tuple[Transfer, ...] = field(init=False, repr=False, compare=False)
+    transfers: tuple[Transfer, ...]
     """The event's transfers (none for an event without)."""
+    isa: frozenset[type]
+    """The event's class and every class it derives from: ``HandSettled in item.isa`` is
+    ``isinstance(item.event, HandSettled)`` (a set lookup; the models' ``isinstance`` goes
+    through ``ABCMeta``)."""
 
-    def __post_init__(self) -> None:
-        event, put = self.event, object.__setattr__
-        put(self, "code", self.table.code)
-        put(self, "version", event.originator_version)
-        put(self, "kind", type(event).__name__)
-        put(self, "hand_no", field_of(event, "hand_no"))
-        put(self, "transfers", field_of(event, "transfers", ()))
+    def __init__(self, position: int, event: TableEvent, table: TableInfo, day: str,
+                 at: str) -> None:
+        self.position = position
+        self.event = event
+        self.table = table
+        self.day = day
+        self.at = at
+        self.code = table.code
+        cls = event.__class__
+        self.kind = cls.__name__
+        self.isa = ancestry(cls)
+        self.version = event.originator_version
+        self.hand_no = field_of(event, "hand_no")
+        self.transfers = field_of(event, "transfers", ())
+        self._flows: dict[str, int] | None = None
+
+    @property
+    def flows(self) -> dict[str, int]:
+        """``net_flows`` of the event's transfers (worked out once; do not change it)."""
+        flows = self._flows
+        if flows is None:
+            flows = self._flows = net_flows(self.transfers)
+        return flows
+
+    def __repr__(self) -> str:
+        return f"Item(position={self.position}, event={self.event!r})"
+
+
+@cache
+def ancestry(cls: type) -> frozenset[type]:
+    """``cls`` and its bases (:attr:`Item.isa`)."""
+    return frozenset(cls.__mro__)
 
 
 def field_of(event: Any, name: str, default: Any = None) -> Any:
@@ -114,7 +158,9 @@ class View:
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON for the JSON columns."""
-    import json
+    """Compact JSON for the JSON columns (``json.dumps(value, separators=(",", ":"))``, with
+    one encoder made once)."""
+    return _encode(value)
 
-    return json.dumps(value, separators=(",", ":"), sort_keys=False)
+
+_encode = json.JSONEncoder(separators=(",", ":"), sort_keys=False).encode

@@ -45,9 +45,9 @@ class Corrections(View):
         self._rows: list[tuple[Any, ...]] = []
 
     def handle(self, item: Item) -> None:
-        event = item.event
-        if not isinstance(event, r.CORRECTIONS):
+        if item.isa.isdisjoint(r.CORRECTIONS):
             return
+        event = item.event
         flows = net_flows(getattr(event, "transfers", ()))
         owed = sum(v for a, v in flows.items() if a.startswith("owed:"))
         kind, hand, original, moved, detail = _facts(event)

@@ -44,8 +44,10 @@ class Coverage(View):
         self._lines: list[tuple[Any, ...]] = []
 
     def handle(self, item: Item) -> None:
-        event = item.event
-        if not isinstance(event, HandSettled) or event.coverage is None:
+        if HandSettled not in item.isa:
+            return
+        event: Any = item.event
+        if event.coverage is None:
             return
         c = event.coverage
         dead = sum(1 for line in c.lines if not line.covered)

@@ -19,11 +19,11 @@ query layer hides them until the hand has ended.
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Any
 
 from ledger import accounts
 from ledger import records as r
-from ledger.accounts import net_flows
 from ledger.cards import card_list
 from ledger.games.hcf.settlement import coverage_flows
 from ledger.principals import actor_text
@@ -74,11 +74,12 @@ class Hands(View):
         """The running tally of each hand in progress this batch (written out in flush)."""
 
     def handle(self, item: Item) -> None:
-        event = item.event
-        if not isinstance(event, r.HandRecord):
+        isa = item.isa
+        if r.HandRecord not in isa:
             return
+        event: Any = item.event
         key = (item.code, event.hand_no)
-        if isinstance(event, r.HandStarted):
+        if r.HandStarted in isa:
             self._rows[key] = _started(item, event)
             self._new.add(key)
             self._tallies[key] = HandTally()
@@ -94,7 +95,7 @@ class Hands(View):
                 "hand_no": event.hand_no, "lines": {}, "seats": []})
             self._tallies[key] = tally
         _fold(row, item, event, tally)
-        if isinstance(event, r.HAND_ENDINGS):  # the hand's results replaced its tally
+        if _ending(event.__class__) is not None:  # the hand's results replaced its tally
             del self._tallies[key]
 
     def _load(self, key: tuple[str, int]) -> dict[str, Any] | None:
@@ -156,42 +157,53 @@ def _started(item: Item, event: r.HandStarted) -> dict[str, Any]:
         "jackpot_contributions_minor": 0, "jackpot_awards_minor": 0,
         "house_result_minor": 0, "dp_result_minor": None, "withheld_minor": 0,
     }
-    _money(row, event.transfers)
+    _money(row, item)
     row["result_json"] = {TALLY: None, "started_by": _actor(item)}
     return row
 
 
-def _fold(row: dict[str, Any], item: Item, event: r.HandRecord, tally: HandTally) -> None:
+def _fold(row: dict[str, Any], item: Item, event: Any, tally: HandTally) -> None:
     """Fold one hand event into its row (``tally``: the hand's running per-seat tally)."""
-    _money(row, item.transfers)
+    _money(row, item)
     tally.add(event)
     rule = field_of(event, "rule")
     if rule:
         row["rules"].add(rule)
-    base = {"version": item.version, "at": item.at, "actor": _actor(item)}
-    if isinstance(event, r.WagerPlaced):
-        row["actions_json"].append({**base, "type": "wager", "seat": event.seat,
+    isa = item.isa
+    if r.WagerPlaced in isa:
+        row["actions_json"].append({"version": item.version, "at": item.at,
+                                    "actor": _actor(item), "type": "wager", "seat": event.seat,
                                     "action": event.kind, "amount_minor": event.amount,
                                     "rule": event.rule})
-    elif isinstance(event, r.RoleOffered):
-        row["actions_json"].append({**base, "type": "offer", "seat": event.seat,
+    elif r.RoleOffered in isa:
+        row["actions_json"].append({"version": item.version, "at": item.at,
+                                    "actor": _actor(item), "type": "offer", "seat": event.seat,
                                     "action": event.role, "amount_minor": 0, "rule": None})
-    elif isinstance(event, r.PlayerActed):
-        _acted(row, base, event)
-    elif isinstance(event, r.CardsDealt):
+    elif r.PlayerActed in isa:
+        _acted(row, item, event)
+    elif r.CardsDealt in isa:
         row["cards_json"].append({"round": event.round, "version": item.version, "dealt": [
             {"target": d.target, "down": card_list(d.down), "up": card_list(d.up)}
             for d in event.dealt
         ]})
-    elif isinstance(event, r.CardsRevealed):
+    elif r.CardsRevealed in isa:
         row["reveals_json"].append({"version": item.version, "target": event.target,
                                     "cards": card_list(event.cards)})
-    elif isinstance(event, tuple(ENDINGS)):
-        row["status"] = next(s for cls, s in ENDINGS.items() if isinstance(event, cls))
+    else:
+        status = _ending(event.__class__)
+        if status is None:
+            return
+        row["status"] = status
         row["ended_at"] = item.at
         started_by = row["result_json"].get("started_by")
         _ended(row, event, tally)
         row["result_json"].update(started_by=started_by, ended_by=_actor(item))
+
+
+@cache
+def _ending(cls: type) -> str | None:
+    """The status a hand ends with at an event of class ``cls`` (None: it goes on)."""
+    return next((s for c, s in ENDINGS.items() if issubclass(cls, c)), None)
 
 
 def _actor(item: Item) -> str | None:
@@ -200,10 +212,10 @@ def _actor(item: Item) -> str | None:
     return None if actor is None else actor_text(actor)
 
 
-def _acted(row: dict[str, Any], base: dict[str, Any], event: r.PlayerActed) -> None:
-    action: dict[str, Any] = {**base, "type": "act", "seat": event.seat,
-                              "action": event.action, "amount_minor": event.amount,
-                              "rule": event.rule}
+def _acted(row: dict[str, Any], item: Item, event: r.PlayerActed) -> None:
+    action: dict[str, Any] = {"version": item.version, "at": item.at, "actor": _actor(item),
+                              "type": "act", "seat": event.seat, "action": event.action,
+                              "amount_minor": event.amount, "rule": event.rule}
     if event.segments is not None:
         action["segments"] = [card_list(s) for s in event.segments]
     if event.declaration is not None:
@@ -258,16 +270,20 @@ def _ended(row: dict[str, Any], event: r.HandRecord, tally: HandTally) -> None:
     row["result_json"] = result
 
 
-def _money(row: dict[str, Any], transfers: tuple[r.Transfer, ...]) -> None:
+def _money(row: dict[str, Any], item: Item) -> None:
+    transfers = item.transfers
     if not transfers:
         return
+    rules = row["rules"]
     for t in transfers:
         if t.rule:
-            row["rules"].add(t.rule)
-        if accounts.is_player(t.src) and accounts.is_spot(t.dst):
+            rules.add(t.rule)
+        src = t.src
+        if src.startswith("spot:"):
+            if t.dst == accounts.JACKPOT:
+                row["jackpot_contributions_minor"] += t.amount
+        elif src.startswith("player:") and t.dst.startswith("spot:"):
             row["wagered_minor"] += t.amount
-        if t.dst == accounts.JACKPOT and accounts.is_spot(t.src):
-            row["jackpot_contributions_minor"] += t.amount
-    flows = net_flows(transfers)
+    flows = item.flows
     row["rake_minor"] += flows.get(accounts.RAKE, 0)
     row["house_result_minor"] += flows.get(accounts.HOUSE, 0)

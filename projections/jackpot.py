@@ -62,8 +62,12 @@ class Jackpot(View):
         event = item.event
         transfers = item.transfers
         lines: tuple[r.JackpotLine, ...] = field_of(event, "jackpot", ())
-        if not lines and not any(_touches(t) for t in transfers):
-            return
+        if not lines:
+            for t in transfers:
+                if _touches(t):
+                    break
+            else:
+                return
         meter = self._meter(item.code)
         meter_lines = iter([j for j in lines if j.source == "meter" and j.amount])
         seq = 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from ledger.money import format_amount
@@ -41,8 +42,10 @@ class Rake(View):
         self._rows: list[tuple[Any, ...]] = []
 
     def handle(self, item: Item) -> None:
-        event = item.event
-        if not isinstance(event, HandSettled) or not event.rake:
+        if HandSettled not in item.isa:
+            return
+        event: Any = item.event
+        if not event.rake:
             return
         for seq, line in enumerate(event.rake):
             self._rows.append((item.code, event.hand_no, seq, item.version, item.at, item.day,
@@ -66,6 +69,7 @@ _HCF_METHODS = {
 _STUD = re.compile(r"^(\d+) bps of the pot, (?:cap (\d+)|no cap)")
 
 
+@lru_cache(maxsize=1024)
 def method_text(rule: str, method: str | None, currency: str | None) -> str:
     """One form for every rake method, amounts in currency units: ``HCF-13 (ii): every player
     pays the fee, the designated player does not``, ``STUD8-11: 5.00% of the pot, at most 3.00

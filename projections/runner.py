@@ -30,7 +30,7 @@ from ledger.errors import LedgerError, NotFound, StateConflict
 from ledger.logs import get_logger
 from ledger.persistence import StoreError, permission_denied
 from ledger.table import TableEvent
-from projections import unholdable
+from projections import decode, unholdable
 from projections.base import Item, View
 from projections.context import TableDirectory
 from projections.db import Store, Tx, iso
@@ -115,6 +115,7 @@ class Runner:
         self.views: list[View] = [VIEW_TYPES[name]() for name in resolve_views(views)]
         self.batch_size = batch_size
         self.directory = TableDirectory(app)
+        self._decoder = decode.Decoder(app.mapper)
         from projections.audit.reconcile import GamingDays  # the audit's memo, once a minute
 
         self._gaming_day = GamingDays(self.day_start)
@@ -278,16 +279,16 @@ class Runner:
 
     def _replay_streams(self, streams: set[Any], head: int, progress: Progress | None) -> int:
         done, position = 0, 0
+        stream_id = self._decoder.stream_id
         while position < head:
-            notes = self.app.recorder.select_notifications(
-                position, self.batch_size, inclusive_of_start=False, stop=head)
-            if not notes:
+            rows = decode.select(self.store, position, self.batch_size, head)
+            if not rows:
                 break
-            position = int(notes[-1].id)
-            mine = [n for n in notes if n.originator_id in streams]
+            position = int(rows[-1][0])
+            mine = [row for row in rows if stream_id(row[1])[0] in streams]
             if mine:
                 try:
-                    self._write_apart(self._decode(mine))
+                    self._write_apart(self._decode_rows(mine))
                 except Exception as exc:  # in one process, the event is found and left out
                     if not unholdable_error(exc):
                         raise
@@ -315,20 +316,18 @@ class Runner:
             with self.store.transaction(commit=False) as tx:
                 positions = {n: int(r["position"]) for n, r in self._tracking(tx).items()}
             start = min(positions[v.name] for v in self.views)
-            notes = self.app.recorder.select_notifications(
-                start, self.batch_size, inclusive_of_start=False
-            )
-            if not notes:
+            rows = decode.select(self.store, start, self.batch_size)
+            if not rows:
                 break
-            items = self._decode(notes)
+            items = self._decode_rows(rows)
             try:
-                self._apply_screened(items, positions, int(notes[-1].id))
+                self._apply_screened(items, positions, int(rows[-1][0]))
             except _Moved:
                 continue
-            done += len(notes)
+            done += len(rows)
             batches += 1
             if progress is not None:
-                progress(len(notes))
+                progress(len(rows))
         return done
 
     def _check_fingerprints(self) -> None:
@@ -347,25 +346,33 @@ class Runner:
             )
 
     def _decode(self, notes: Sequence[Any]) -> list[Item]:
+        """The items of the library's notifications (:meth:`_decode_rows`)."""
+        return self._decode_rows(decode.rows_of(notes))
+
+    def _decode_rows(self, rows: Sequence[decode.Row]) -> list[Item]:
+        """The items of a page of the log (:func:`projections.decode.select`), screened."""
         events: list[tuple[int, TableEvent]] = []
-        decode = self.app.mapper.to_domain_event
-        for note in notes:
+        decoded = self._decoder
+        learn = self.directory.learn
+        for position, stored_id, version, topic, state in rows:
             try:
-                event: TableEvent = decode(note)
+                event: TableEvent = decoded(stored_id, version, topic, state)
             except Exception as exc:
                 raise LedgerError(
                     "undecodable_event",
-                    f"event {note.originator_id} v{note.originator_version} (log position "
-                    f"{note.id}) cannot be read: {exc}; run `ledger audit verify`",
-                    position=note.id,
+                    f"event {stored_id} v{version} (log position "
+                    f"{position}) cannot be read: {exc}; run `ledger audit verify`",
+                    position=position,
                 ) from None
-            self.directory.learn(event)
-            events.append((int(note.id), event))
-        self.directory.load({e.originator_id for _, e in events})
+            learn(event)
+            events.append((int(position), event))
+        directory = self.directory
+        directory.load({e.originator_id for _, e in events})
         items = []
         day_of = self._gaming_day
+        known = directory.get
         for position, event in events:
-            info = self.directory.get(event.originator_id)
+            info = known(event.originator_id)
             if info is None:
                 raise LedgerError(
                     "corrupt_stream",

@@ -35,21 +35,24 @@ class Tables(View):
         self._progress: dict[str, list[Any]] = {}
 
     def handle(self, item: Item) -> None:
-        event = item.event
-        if isinstance(event, TableOpened):
+        event: Any = item.event
+        isa = item.isa
+        if TableOpened in isa:
             self._opened.append((item.code, str(event.originator_id), event.game,
                                  event.currency, event.timezone, item.at, event.opened_by,
                                  event.config_version, 0, item.version, item.at))
             self._configs.append((item.code, event.config_version, item.version, item.at,
                                   event.opened_by, "table opened", dumps(event.config)))
-        elif isinstance(event, ConfigChanged):
+        elif ConfigChanged in isa:
             self._configs.append((item.code, event.config_version, item.version, item.at,
                                   event.approver, event.reason, dumps(event.config)))
-        progress = self._progress.setdefault(item.code, [0, 0, "", None])
-        progress[0] += isinstance(event, HandStarted)
+        progress = self._progress.get(item.code)
+        if progress is None:
+            progress = self._progress[item.code] = [0, 0, "", None]
+        progress[0] += HandStarted in isa
         progress[1] = item.version
         progress[2] = item.at
-        if isinstance(event, ConfigChanged):
+        if ConfigChanged in isa:
             progress[3] = event.config_version
 
     def flush(self) -> None:

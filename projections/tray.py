@@ -21,6 +21,9 @@ TRAY_DDL = (
 )
 
 
+_TRAY: frozenset[type] = frozenset((r.InventoryCounted, r.TableFilled, r.TableCredited))
+
+
 class Tray(View):
     name = "tray"
     description = "the tray of house-banked tables: counts, fills, credits and their signers"
@@ -32,15 +35,16 @@ class Tray(View):
         self._rows: list[tuple[Any, ...]] = []
 
     def handle(self, item: Item) -> None:
-        event = item.event
-        if isinstance(event, r.InventoryCounted):
-            kind = event.moment
-        elif isinstance(event, r.TableFilled):
-            kind = "fill"
-        elif isinstance(event, r.TableCredited):
-            kind = "credit"
-        else:
+        event: Any = item.event
+        isa = item.isa
+        if _TRAY.isdisjoint(isa):
             return
+        if r.InventoryCounted in isa:
+            kind = event.moment
+        elif r.TableFilled in isa:
+            kind = "fill"
+        else:
+            kind = "credit"
         chips = {str(c.denomination): c.count for c in event.chips}
         self._rows.append((item.code, item.version, item.at, item.day, kind, event.amount,
                            dumps(chips), event.signers[0], event.signers[1], event.rule))

@@ -23,6 +23,7 @@ Everything is read from the balanced transfers the events carry (``player:<id>``
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Any
 
 from ledger import accounts
@@ -69,20 +70,20 @@ class Wagers(View):
         self._corrected: list[tuple[Any, ...]] = []
 
     def handle(self, item: Item) -> None:
+        isa = item.isa
+        if r.HandRecord not in isa:
+            event: Any = item.event
+            if r.SeatCorrected in isa:  # COR-3: who really sat there, for ratings
+                self._seated.append((event.player, item.code, event.seat, event.from_hand,
+                                     event.to_hand, event.recorded_player))
+            elif r.HandCorrected in isa:  # COR-1: the player's result as corrected
+                self._corrected.extend(
+                    (d.amount, item.code, event.hand, accounts.player_id(d.account))
+                    for d in event.differences if accounts.is_player(d.account))
+            return
         event = item.event
-        if isinstance(event, r.SeatCorrected):  # COR-3: who really sat there, for ratings
-            self._seated.append((event.player, item.code, event.seat, event.from_hand,
-                                 event.to_hand, event.recorded_player))
-            return
-        if isinstance(event, r.HandCorrected):  # COR-1: the player's result as corrected
-            self._corrected.extend(
-                (d.amount, item.code, event.hand, accounts.player_id(d.account))
-                for d in event.differences if accounts.is_player(d.account))
-            return
-        if not isinstance(event, r.HandRecord):
-            return
-        key = (item.code, event.hand_no)
-        if isinstance(event, r.HandStarted):
+        key: tuple[str, int] = (item.code, event.hand_no)
+        if r.HandStarted in isa:
             self._hands[key] = {}
             for entry in event.seats:
                 self._row(key, item, entry.player, entry.seat)
@@ -91,19 +92,23 @@ class Wagers(View):
             rows = self._load(key)
             if rows is None:  # a hand event without its start: the audit reports the stream
                 return
-        transfers = item.transfers
-        for t in transfers:
-            for account, sign in ((t.src, -1), (t.dst, 1)):
-                if accounts.is_player(account):
-                    row = rows.get(accounts.player_id(account)) or self._row(
-                        key, item, accounts.player_id(account), None)
-                    row["net_minor"] += sign * t.amount
-            if accounts.is_player(t.src) and accounts.is_spot(t.dst):
-                row = rows[accounts.player_id(t.src)]
-                kind = accounts.spot_kind(t.dst)
-                row["kinds_json"][kind] = row["kinds_json"].get(kind, 0) + t.amount
-                row["wagered_minor"] += t.amount
-        ending = next((s for cls, s in ENDINGS.items() if isinstance(event, cls)), None)
+        for t in item.transfers:
+            src, dst, amount = t.src, t.dst, t.amount
+            if src.startswith("player:"):
+                player = src.split(":", 1)[1]
+                row = rows.get(player) or self._row(key, item, player, None)
+                row["net_minor"] -= amount
+            if dst.startswith("player:"):
+                player = dst.split(":", 1)[1]
+                row = rows.get(player) or self._row(key, item, player, None)
+                row["net_minor"] += amount
+            if src.startswith("player:") and dst.startswith("spot:"):
+                row = rows[src.split(":", 1)[1]]
+                kind = dst.split(":", 2)[2]
+                kinds = row["kinds_json"]
+                kinds[kind] = kinds.get(kind, 0) + amount
+                row["wagered_minor"] += amount
+        ending = _ending(event.__class__)
         if ending is None:
             return
         for row in rows.values():
@@ -172,3 +177,9 @@ class Wagers(View):
         self.tx.executemany(
             "UPDATE {proj_seat_hands} SET net_minor = net_minor + ? WHERE table_code = ? AND "
             "hand_no = ? AND player = ?", self._corrected)
+
+
+@cache
+def _ending(cls: type) -> str | None:
+    """The status a hand ends with at an event of class ``cls`` (None: it goes on)."""
+    return next((s for c, s in ENDINGS.items() if issubclass(cls, c)), None)
