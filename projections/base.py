@@ -73,8 +73,11 @@ class Item:
         self.kind = cls.__name__
         self.isa = ancestry(cls)
         self.version = event.originator_version
-        self.hand_no = field_of(event, "hand_no")
-        self.transfers = field_of(event, "transfers", ())
+        hand_no, transfers = _fields(cls)
+        self.hand_no = event.__dict__["hand_no"] if hand_no == _FIELD \
+            else field_of(event, "hand_no")
+        self.transfers = event.__dict__["transfers"] if transfers == _FIELD \
+            else field_of(event, "transfers", ())
         self._flows: dict[str, int] | None = None
 
     @property
@@ -105,6 +108,12 @@ def field_of(event: Any, name: str, default: Any = None) -> Any:
 
 
 _FIELD, _ABSENT, _ASK = 0, 1, 2
+
+
+@cache
+def _fields(cls: type) -> tuple[int, int]:
+    """Where an event of class ``cls`` holds its ``hand_no`` and its ``transfers``."""
+    return _where(cls, "hand_no"), _where(cls, "transfers")
 
 
 @cache

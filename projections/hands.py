@@ -26,7 +26,7 @@ from ledger import accounts
 from ledger import records as r
 from ledger.cards import card_list
 from ledger.games.hcf.settlement import coverage_flows
-from ledger.principals import actor_text
+from ledger.principals import Actor, actor_text
 from ledger.results import HandTally
 from projections.base import Item, View, dumps, field_of
 
@@ -209,7 +209,21 @@ def _ending(cls: type) -> str | None:
 def _actor(item: Item) -> str | None:
     """Who sent the command behind this event (None for events recorded before actors)."""
     actor = field_of(item.event, "actor")
-    return None if actor is None else actor_text(actor)
+    if actor is None:
+        return None
+    if type(actor) is not Actor:
+        return actor_text(actor)
+    key = (actor.id, actor.role, actor.label)
+    text = _ACTORS.get(key)
+    if text is None:
+        if len(_ACTORS) >= 4096:
+            _ACTORS.clear()
+        text = _ACTORS[key] = actor_text(actor)
+    return text
+
+
+_ACTORS: dict[tuple[Any, ...], str] = {}
+"""The text of each actor seen lately (``actor_text``: of the actor's three fields)."""
 
 
 def _acted(row: dict[str, Any], item: Item, event: r.PlayerActed) -> None:

@@ -29,10 +29,10 @@ from typing import Any
 from ledger.errors import LedgerError, NotFound, StateConflict
 from ledger.logs import get_logger
 from ledger.persistence import StoreError, permission_denied
-from ledger.table import TableEvent
+from ledger.table import TableEvent, TableOpened
 from projections import decode, unholdable
-from projections.base import Item, View
-from projections.context import TableDirectory
+from projections.base import Item, View, ancestry
+from projections.context import TableDirectory, TableInfo
 from projections.db import Store, Tx, iso
 from projections.registry import VIEW_TYPES, view_names
 from projections.unholdable import unholdable_error
@@ -116,6 +116,8 @@ class Runner:
         self.batch_size = batch_size
         self.directory = TableDirectory(app)
         self._decoder = decode.Decoder(app.mapper)
+        self._infos: dict[Any, TableInfo] = {}
+        """The table of each stream, by its id as stored (:attr:`directory`'s, found once)."""
         from projections.audit.reconcile import GamingDays  # the audit's memo, once a minute
 
         self._gaming_day = GamingDays(self.day_start)
@@ -351,9 +353,10 @@ class Runner:
 
     def _decode_rows(self, rows: Sequence[decode.Row]) -> list[Item]:
         """The items of a page of the log (:func:`projections.decode.select`), screened."""
-        events: list[tuple[int, TableEvent]] = []
+        events: list[tuple[int, Any, TableEvent]] = []
         decoded = self._decoder
         learn = self.directory.learn
+        infos = self._infos
         for position, stored_id, version, topic, state in rows:
             try:
                 event: TableEvent = decoded(stored_id, version, topic, state)
@@ -364,15 +367,25 @@ class Runner:
                     f"{position}) cannot be read: {exc}; run `ledger audit verify`",
                     position=position,
                 ) from None
-            learn(event)
-            events.append((int(position), event))
-        directory = self.directory
-        directory.load({e.originator_id for _, e in events})
+            if TableOpened in ancestry(event.__class__):
+                learn(event)
+                infos.pop(stored_id, None)
+            events.append((int(position), stored_id, event))
+        missing = {stored_id for _, stored_id, _ in events if stored_id not in infos}
+        if missing:
+            directory = self.directory
+            ids = {stored_id: decoded.stream_id(stored_id)[0] for stored_id in missing}
+            directory.load(ids.values())
+            for stored_id, uid in ids.items():
+                info = directory.get(uid)
+                if info is not None:
+                    if len(infos) >= 100_000:
+                        infos.clear()
+                    infos[stored_id] = info
         items = []
         day_of = self._gaming_day
-        known = directory.get
-        for position, event in events:
-            info = known(event.originator_id)
+        for position, stored_id, event in events:
+            info = infos.get(stored_id)
             if info is None:
                 raise LedgerError(
                     "corrupt_stream",
