@@ -136,11 +136,9 @@ class Accounting(View):
             [(code, d, v["game"], v["currency"], v["banking"], *(v[c] for c in SUMS))
              for (code, d), v in self._days.items()],
         )
-        self.tx.executemany(
-            "INSERT INTO {proj_dp_hands} (table_code, hand_no, seat, player, funds_minor, "
-            "result_minor, status, gaming_day) VALUES (?,?,?,?,?,?,?,?)",
-            self._dp_new,
-        )
+        self.tx.insert("proj_dp_hands", (
+            "table_code", "hand_no", "seat", "player", "funds_minor", "result_minor", "status",
+            "gaming_day"), self._dp_new)
         self.tx.executemany(
             "UPDATE {proj_dp_hands} SET result_minor = ?, status = ?, gaming_day = ? "
             "WHERE table_code = ? AND hand_no = ?",

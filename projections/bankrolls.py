@@ -22,6 +22,8 @@ TRANSFERS_DDL = (
     "src TEXT NOT NULL, dst TEXT NOT NULL, amount_minor BIGINT NOT NULL, rule TEXT, memo TEXT, "
     "PRIMARY KEY (table_code, version, seq))"
 )
+TRANSFER_COLUMNS = ("table_code", "version", "seq", "at", "gaming_day", "hand_no", "event_type",
+                    "src", "dst", "amount_minor", "rule", "memo")
 BALANCES_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_balances} ("
     "table_code TEXT NOT NULL, account TEXT NOT NULL, balance_minor BIGINT NOT NULL, "
@@ -65,11 +67,7 @@ class Bankrolls(View):
                 entry[1] = version
 
     def flush(self) -> None:
-        self.tx.executemany(
-            "INSERT INTO {proj_transfers} (table_code, version, seq, at, gaming_day, hand_no, "
-            "event_type, src, dst, amount_minor, rule, memo) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            self._rows,
-        )
+        self.tx.insert("proj_transfers", TRANSFER_COLUMNS, self._rows)
         self.tx.executemany(
             "INSERT INTO {proj_balances} AS cur (table_code, account, balance_minor, "
             "last_version) VALUES (?,?,?,?) ON CONFLICT (table_code, account) DO UPDATE SET "

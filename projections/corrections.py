@@ -59,11 +59,10 @@ class Corrections(View):
                            dumps(detail)))
 
     def flush(self) -> None:
-        self.tx.executemany(
-            "INSERT INTO {proj_corrections} (table_code, version, at, gaming_day, kind, hand_no, "
-            "original_version, approvers, reason, moved_minor, house_minor, rake_minor, "
-            "cage_minor, owed_minor, rule, detail_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            self._rows)
+        self.tx.insert("proj_corrections", (
+            "table_code", "version", "at", "gaming_day", "kind", "hand_no", "original_version",
+            "approvers", "reason", "moved_minor", "house_minor", "rake_minor", "cage_minor",
+            "owed_minor", "rule", "detail_json"), self._rows)
 
 
 def _facts(event: Any) -> tuple[str, int | None, int | None, int, dict[str, Any]]:

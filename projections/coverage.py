@@ -61,16 +61,11 @@ class Coverage(View):
                                 paid_in, paid))
 
     def flush(self) -> None:
-        self.tx.executemany(
-            "INSERT INTO {proj_coverage} (table_code, hand_no, version, at, gaming_day, "
-            "dp_seat, funds_at_start_minor, funds_left_minor, dead_seats) "
-            "VALUES (?,?,?,?,?,?,?,?,?)",
-            self._hands,
-        )
-        self.tx.executemany(
-            "INSERT INTO {proj_coverage_lines} (table_code, hand_no, seq, seat, "
-            "liability_minor, covered, funds_before_minor, funds_after_minor, paid_in_minor, "
-            "paid_minor) VALUES (?,?,?,?,?,?,?,?,?,?)",
-            self._lines,
-        )
+        self.tx.insert("proj_coverage", (
+            "table_code", "hand_no", "version", "at", "gaming_day", "dp_seat",
+            "funds_at_start_minor", "funds_left_minor", "dead_seats"), self._hands)
+        self.tx.insert("proj_coverage_lines", (
+            "table_code", "hand_no", "seq", "seat", "liability_minor", "covered",
+            "funds_before_minor", "funds_after_minor", "paid_in_minor", "paid_minor"),
+            self._lines)
 

@@ -106,6 +106,23 @@ class Tx:
         self.cursor.execute(self.store.sql(text), tuple(params))
         return self._rowcount()
 
+    def insert(self, table: str, columns: Sequence[str], rows: Sequence[Params]) -> None:
+        """Add ``rows`` (values in the order of ``columns``) to ``table``, as plain inserts (a
+        row whose key is taken is an error). On PostgreSQL by ``COPY``, which streams the rows
+        instead of sending a statement for each; the values stored are the same."""
+        if not rows:
+            return
+        if self.store.postgres:
+            statement = f"COPY {self.store.name(table)} ({', '.join(columns)}) FROM STDIN"
+            with self.cursor.copy(statement) as copy:
+                write = copy.write_row
+                for row in rows:
+                    write(row)
+            return
+        text = f"INSERT INTO {{{table}}} ({', '.join(columns)}) VALUES " \
+            f"({','.join('?' * len(columns))})"
+        self.cursor.executemany(self.store.sql(text), rows)
+
     def executemany(self, text: str, rows: Iterable[Params]) -> None:
         batch = [tuple(r) for r in rows]
         if batch:

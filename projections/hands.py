@@ -122,11 +122,7 @@ class Hands(View):
                 inserts.append(values)
             else:
                 updates.append(values[2:] + values[:2])
-        placeholders = ",".join("?" * len(COLUMNS))
-        self.tx.executemany(
-            f"INSERT INTO {{proj_hands}} ({', '.join(COLUMNS)}) VALUES ({placeholders})",
-            inserts,
-        )
+        self.tx.insert("proj_hands", COLUMNS, inserts)
         assignments = ", ".join(f"{c} = ?" for c in COLUMNS[2:])
         self.tx.executemany(
             f"UPDATE {{proj_hands}} SET {assignments} WHERE table_code = ? AND hand_no = ?",

@@ -89,12 +89,9 @@ class Jackpot(View):
         meter[1] = item.version
 
     def flush(self) -> None:
-        self.tx.executemany(
-            "INSERT INTO {proj_jackpot_moves} (table_code, version, seq, at, gaming_day, "
-            "hand_no, kind, seat, line, source, amount_minor, meter_after_minor, rule) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            self._rows,
-        )
+        self.tx.insert("proj_jackpot_moves", (
+            "table_code", "version", "seq", "at", "gaming_day", "hand_no", "kind", "seat",
+            "line", "source", "amount_minor", "meter_after_minor", "rule"), self._rows)
         self.tx.executemany(
             "INSERT INTO {proj_jackpot_meters} AS cur (table_code, meter_minor, last_version) "
             "VALUES (?,?,?) ON CONFLICT (table_code) DO UPDATE SET "

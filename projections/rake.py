@@ -54,11 +54,9 @@ class Rake(View):
                                line.rule, line.amount))
 
     def flush(self) -> None:
-        self.tx.executemany(
-            "INSERT INTO {proj_rake} (table_code, hand_no, seq, version, at, gaming_day, game, "
-            "seat, method, rule, amount_minor) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            self._rows,
-        )
+        self.tx.insert("proj_rake", (
+            "table_code", "hand_no", "seq", "version", "at", "gaming_day", "game", "seat",
+            "method", "rule", "amount_minor"), self._rows)
 
 
 _HCF_METHODS = {

@@ -57,17 +57,12 @@ class Tables(View):
 
     def flush(self) -> None:
         tx = self.tx
-        tx.executemany(
-            "INSERT INTO {proj_tables} (table_code, table_id, game, currency, timezone, "
-            "opened_at, opened_by, config_version, hands, last_version, last_event_at) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            self._opened,
-        )
-        tx.executemany(
-            "INSERT INTO {proj_table_configs} (table_code, config_version, version, at, "
-            "approver, reason, config_json) VALUES (?,?,?,?,?,?,?)",
-            self._configs,
-        )
+        tx.insert("proj_tables", (
+            "table_code", "table_id", "game", "currency", "timezone", "opened_at", "opened_by",
+            "config_version", "hands", "last_version", "last_event_at"), self._opened)
+        tx.insert("proj_table_configs", (
+            "table_code", "config_version", "version", "at", "approver", "reason",
+            "config_json"), self._configs)
         for code, (hands, version, at, config_version) in self._progress.items():
             tx.execute(
                 "UPDATE {proj_tables} SET hands = hands + ?, last_version = ?, "

@@ -50,6 +50,6 @@ class Tray(View):
                            dumps(chips), event.signers[0], event.signers[1], event.rule))
 
     def flush(self) -> None:
-        self.tx.executemany(
-            "INSERT INTO {proj_tray} (table_code, version, at, gaming_day, kind, amount_minor, "
-            "chips_json, signer_1, signer_2, rule) VALUES (?,?,?,?,?,?,?,?,?,?)", self._rows)
+        self.tx.insert("proj_tray", (
+            "table_code", "version", "at", "gaming_day", "kind", "amount_minor", "chips_json",
+            "signer_1", "signer_2", "rule"), self._rows)

@@ -157,9 +157,7 @@ class Wagers(View):
                     inserts.append(values)
                 else:
                     updates.append(values[3:] + values[:3])
-        self.tx.executemany(
-            f"INSERT INTO {{proj_seat_hands}} ({', '.join(COLUMNS)}) VALUES "
-            f"({','.join('?' * len(COLUMNS))})", inserts)
+        self.tx.insert("proj_seat_hands", COLUMNS, inserts)
         assignments = ", ".join(f"{c} = ?" for c in COLUMNS[3:])
         self.tx.executemany(
             f"UPDATE {{proj_seat_hands}} SET {assignments} WHERE table_code = ? AND "
