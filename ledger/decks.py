@@ -16,15 +16,18 @@ import hmac
 import os
 import secrets
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
-
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from ledger.cards import DECK_SIZE, new_salt, shuffled_deck
 from ledger.errors import LedgerError
-from ledger.settings import Settings
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    from ledger.settings import Settings
 
 _AAD = b"table-ledger deck v1"
 _PREFIX = "aesgcm1:"
@@ -36,8 +39,15 @@ class SealedDeckKeeper:
     def __init__(self, key: bytes) -> None:
         if len(key) != 32:
             raise ValueError("the deck key must be 32 bytes")
-        self._aead = AESGCM(key)
         self._key = key
+
+    @cached_property
+    def _aead(self) -> AESGCM:
+        """The cipher, made when a deck is first sealed or opened (cryptography is not imported
+        by a command that does neither)."""
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        return AESGCM(self._key)
 
     def derived_key(self, purpose: bytes) -> bytes:
         """A key for another purpose (signing the table snapshots), derived from the deck key:
@@ -57,6 +67,8 @@ class SealedDeckKeeper:
         if not sealed.startswith(_PREFIX):
             raise LedgerError("deck_unreadable", "the sealed deck is not in a known format")
         blob = base64.b64decode(sealed[len(_PREFIX) :])
+        from cryptography.exceptions import InvalidTag
+
         try:
             plain = self._aead.decrypt(blob[:12], blob[12:], _AAD)
         except InvalidTag:

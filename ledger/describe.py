@@ -6,7 +6,6 @@ from collections.abc import Iterable
 
 from ledger import records as r
 from ledger.cards import format_cards
-from ledger.games.hcf.settlement import coverage_flows
 from ledger.money import format_amount
 from ledger.results import HandResults
 
@@ -188,6 +187,8 @@ def _sections(event: r.HandSettled, currency: str | None = None) -> Iterable[str
         c = event.coverage
         start = money(c.funds_at_start)
         yield f"coverage: DP seat {c.dp_seat}, funds at start {start} [HCF-12]"
+        from ledger.games.hcf.settlement import coverage_flows
+
         flows = coverage_flows(event)
         for line in c.lines:
             state = "covered" if line.covered else "DEAD"

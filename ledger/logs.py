@@ -14,11 +14,12 @@ import re
 import sys
 from collections.abc import MutableMapping
 from types import TracebackType
-from typing import Any, TextIO
-
-import structlog
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from ledger.bounds import safe_text
+
+if TYPE_CHECKING:  # imported on the first line written: most commands write none
+    import structlog
 
 SECRET = re.compile(r"(ltk_[0-9a-f]{12}_)[A-Za-z0-9_-]+")
 """A bearer token; the id part is public, the rest is the secret."""
@@ -83,7 +84,13 @@ class _StandardError:
     (a test runner swaps it for a stream of its own, closed when the command is done)."""
 
     def __call__(self, *args: Any) -> structlog.PrintLogger:
+        import structlog
+
         return structlog.PrintLogger(sys.stderr)
+
+
+_pending: list[tuple[str, str, TextIO | None]] = []
+"""The configuration asked for before structlog was imported, applied when it is."""
 
 
 def configure(level: str = "WARNING", fmt: str = "console", file: TextIO | None = None) -> None:
@@ -93,11 +100,61 @@ def configure(level: str = "WARNING", fmt: str = "console", file: TextIO | None 
     Called again (each CLI command run in-process configures logging, so does ``create_app``
     when nothing has), it applies to every logger, those already used included: loggers are
     not cached on first use, since a cached one keeps the level, processors and stream of the
-    configuration in force then. That costs a few microseconds a line."""
+    configuration in force then. That costs a few microseconds a line.
+
+    structlog itself (and what it imports: asyncio, rich's tracebacks) is imported when a first
+    line is written at or above the level (:class:`_Logger`), or when something else has
+    imported it; until then the configuration waits in :data:`_pending`."""
+    _pending[:] = [(level, fmt, file)]
+    if "structlog" in sys.modules:
+        _structlog()
+    elif not any(isinstance(f, _WhenImported) for f in sys.meta_path):
+        sys.meta_path.insert(0, _WhenImported())
+
+
+class _WhenImported:
+    """Applies the configuration waiting in :data:`_pending` as soon as structlog is imported,
+    by whatever imports it (a line written, the HTTP API, a test capturing lines): structlog is
+    never used with its defaults, which print tracebacks' locals, once :func:`configure` ran."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if name != "structlog":
+            return None
+        sys.meta_path.remove(self)
+        import importlib.util
+
+        spec = importlib.util.find_spec(name)
+        loader = spec.loader if spec is not None else None
+        if loader is None:
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            run(module)
+            if _pending:
+                _apply(module, *_pending.pop())
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+def _level(level: str) -> int:
     numeric = logging.getLevelName(level.upper())
-    if not isinstance(numeric, int):
-        numeric = logging.WARNING
-    renderer: structlog.typing.Processor = (
+    return numeric if isinstance(numeric, int) else logging.WARNING
+
+
+def _structlog() -> Any:
+    """structlog, imported, with the configuration asked for applied."""
+    import structlog
+
+    if _pending:
+        _apply(structlog, *_pending.pop())
+    return structlog
+
+
+def _apply(structlog: Any, level: str, fmt: str, file: TextIO | None) -> None:
+    numeric = _level(level)
+    renderer = (
         structlog.processors.JSONRenderer()
         if fmt == "json"
         else structlog.dev.ConsoleRenderer(colors=(file or sys.stderr).isatty(),
@@ -119,6 +176,31 @@ def configure(level: str = "WARNING", fmt: str = "console", file: TextIO | None 
     )
 
 
+_METHOD_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
+                  "warn": logging.WARNING, "error": logging.ERROR, "exception": logging.ERROR,
+                  "critical": logging.CRITICAL, "fatal": logging.CRITICAL}
+
+
+def _unwritten(*_args: Any, **_kwargs: Any) -> None:
+    return None
+
+
+class _Logger:
+    """structlog's logger named ``name``, looked up at each call (so that it follows the
+    configuration in force, :func:`configure`); structlog is imported on the first line at or
+    above the configured level (a line below it, before then, is dropped as structlog would)."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, method: str) -> Any:
+        if "structlog" not in sys.modules and _pending and \
+                _METHOD_LEVELS.get(method, logging.CRITICAL) < _level(_pending[-1][0]):
+            return _unwritten
+        return getattr(_structlog().get_logger(self._name), method)
+
+
 def get_logger(name: str) -> structlog.typing.FilteringBoundLogger:
-    logger: structlog.typing.FilteringBoundLogger = structlog.get_logger(name)
-    return logger
+    return cast("structlog.typing.FilteringBoundLogger", _Logger(name))
