@@ -17,7 +17,7 @@ from uuid import UUID
 from zoneinfo import ZoneInfo
 
 from ledger.errors import InvalidInput
-from ledger.games.registry import GAMES
+from ledger.games.registry import find_game
 from ledger.table import TableEvent, TableOpened
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -34,7 +34,7 @@ class TableInfo:
     @property
     def banking(self) -> str:
         """``house``, ``player`` or ``pool`` (``unknown`` for a game this build lacks)."""
-        game = GAMES.get(self.game)
+        game = find_game(self.game)
         return game.banking if game is not None else "unknown"
 
     @classmethod
