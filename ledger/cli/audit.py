@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import Any, cast
 
 import typer
-from rich.markup import escape
-from rich.table import Table as RichTable
 
 from ledger.cli import app
 from ledger.cli.common import (
@@ -106,6 +104,9 @@ def verify(
 
 
 def _print_report(data: dict[str, Any], day: str | None, *, sealed: int = 0) -> None:
+    from rich.markup import escape
+    from rich.table import Table as RichTable
+
     console = out_console()
     scope = f" (hands of gaming day {day})" if day else ""
     console.print(f"tables {len(data['tables'])}, hands checked {data['hands_checked']}{scope}, "
@@ -160,7 +161,6 @@ def hand(
     from ledger.access import record_access
     from ledger.cli.replay import stored_head, vouch
     from ledger.fleet import app_of, table_guard
-    from ledger.history import hand_events
     from ledger.readstore import primary_of
     from ledger.records import Record
     from ledger.results import hand_results
@@ -173,7 +173,7 @@ def hand(
         replay = hand_replay(ledger, table, hand_no)
         if not replay.chain_breaks and replay.walked_whole:  # the load need not walk it again
             vouch(holder, tid, head)
-        results = hand_results(cast(list[Record], hand_events(ledger, table, hand_no)))
+        results = hand_results(cast(list[Record], replay.events))
         if replay.in_progress:
             with primary_of(ledger) as writer:  # the access log: on the primary
                 record_access(writer, who=ledger.actor.id, what="hand_replay",
@@ -295,6 +295,8 @@ def seal(
             raise InvalidInput("output_not_writable",
                                f"cannot write {path}: {exc.strerror or exc}") from None
     if open_at:
+        from rich.markup import escape
+
         tables = ", ".join(sorted(code for code, _ in open_at))
         ends = max(end for _, end in open_at).isoformat()
         err_console.print(

@@ -9,20 +9,34 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from ledger.errors import LedgerError
 
 if TYPE_CHECKING:  # imported where used: `ledger --help` needs neither settings nor pydantic
     from pydantic import ValidationError
+    from rich.console import Console
 
     from ledger.settings import Settings
 
-err_console = Console(stderr=True)
+
+class _ErrorConsole:
+    """rich's console on standard error, made when first printed to: most commands print
+    nothing there, and rich's console is a good part of a short command's start."""
+
+    _console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=True)
+        return getattr(self._console, name)
+
+
+err_console = cast("Console", _ErrorConsole())
 WIDE = 1_000
 """Columns a table may take when the output is not a terminal: rows are printed whole (a pipe
 or a file gets every character, no row cut at 80 columns, no date wrapped mid-string)."""
@@ -31,6 +45,8 @@ or a file gets every character, no row cut at 80 columns, no date wrapped mid-st
 def out_console() -> Console:
     """The console for standard output: the terminal's width (or ``COLUMNS`` when set), or
     whole rows for a pipe or a file."""
+    from rich.console import Console
+
     if sys.stdout.isatty() or os.environ.get("COLUMNS"):
         return Console()
     return Console(width=WIDE, soft_wrap=True)
@@ -238,6 +254,8 @@ def _store_path(settings: Settings | None) -> str:
 def _print_error(code: str, message: str) -> None:
     """``error [code] message`` on one line: control characters of the message (a table code
     given with an escape sequence, say) are shown escaped, never sent to the terminal."""
+    from rich.markup import escape
+
     shown = CONTROL.sub(lambda m: repr(m.group())[1:-1], message.encode(
         "utf-8", "backslashreplace").decode("utf-8"))  # a lone surrogate as \udfff
     err_console.print(f"[bold red]error[/] {escape(f'[{code}]')} {escape(shown)}",
@@ -296,6 +314,8 @@ def day_activity(ledger: Any, day: str, table: str | None = None) -> tuple[int, 
 def report_day(ledger: Any, day: str, table: str | None = None) -> None:
     """Say on standard error how much gaming day ``day`` holds; warn when it holds nothing (a
     day with no activity gives a clean result, which may be a typo in the day)."""
+    from rich.markup import escape
+
     tables, hands = day_activity(ledger, day, table)
     where = f" at table {table}" if table else ""
     if not tables and not hands:

@@ -9,7 +9,6 @@ from uuid import UUID
 from zoneinfo import ZoneInfo
 
 import typer
-from rich.markup import escape
 
 from ledger.cli import app
 from ledger.cli.common import DATABASE_OPTION, err_console, ledger_app
@@ -114,6 +113,8 @@ def replay(
                               detail={"command": "ledger replay"})
     warning = breaks_text(opened.code, breaks) if breaks else None
     if warning:
+        from rich.markup import escape
+
         err_console.print(f"[bold red]{escape(warning)}[/]", highlight=False, soft_wrap=True)
     if as_json:
         for e in [*events, *corrections]:
