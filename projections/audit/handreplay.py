@@ -74,6 +74,9 @@ class HandReplay:
     walked_whole: bool = True
     """Whether the whole chain was walked (a table without anchors), so that an intact one
     may be vouched for to the chain guard."""
+    events: list[Any] = field(default_factory=list)
+    """The hand's recorded events (those of its number, in order), as the replay read them:
+    what its seats' results are drawn from."""
 
     @property
     def in_progress(self) -> bool:
@@ -139,6 +142,7 @@ def _observer(replay: HandReplay, hand_no: int) -> Callable[[GroupResult], None]
         steps = _steps(result, replay.currency, replay.game)
         _balances(result, steps)
         replay.steps.extend(steps)
+        replay.events.extend(e for e in result.events if getattr(e, "hand_no", None) == hand_no)
         replay.discrepancies.extend(result.discrepancies)
         for event in result.events:
             if isinstance(event, r.HandStarted):
