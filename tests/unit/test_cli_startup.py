@@ -112,3 +112,71 @@ def test_a_sqlite_store_never_imports_postgresql(tmp_path: Path) -> None:
                  ["export", "hands", "--day", "2026-01-01", "--out", str(tmp_path / "out")],
                  []):
         assert imported(*args) == [], args
+
+
+#: What a command about one hand, or the help, does not need: the HTTP API and its server, the
+#: PostgreSQL driver, the seals' and sealed decks' cryptography, structlog (no line is logged),
+#: rich (nothing is printed on standard error), the numeric reports, the whole-store audit's
+#: seal check and process pool, and the rules of the games the table does not play.
+NOT_FOR_ONE_HAND = ("fastapi", "starlette", "uvicorn", "psycopg", "cryptography", "structlog",
+                    "rich", "numpy", "multiprocessing", "ledger.api", "ledger.pgstore",
+                    "projections.audit.sealcheck", "projections.audit.parallel",
+                    "ledger.games.caribbean", "ledger.games.hcf", "ledger.games.chinese")
+#: What ``ledger --help`` does not need besides: the settings, the store, the events, the
+#: games and the read side.
+NOT_FOR_HELP = ("fastapi", "psycopg", "cryptography", "structlog", "numpy", "pydantic_settings",
+                "eventsourcing", "ledger.settings", "ledger.table", "ledger.records",
+                "ledger.games", "projections")
+
+# Runs `ledger ARGS...` and, at exit, writes the modules imported by then to the file named
+# first, and whether the high hand's rank table was built.
+_LIST_MODULES = """
+import atexit, json, sys
+
+listing, args = sys.argv[1], sys.argv[2:]
+
+def listed():
+    tables = sys.modules.get("ledger.evaluation._high_tables")
+    built = tables is not None and dict.__len__(tables.RANK_STRENGTH) > 0
+    with open(listing, "w") as f:
+        json.dump({"modules": sorted(sys.modules), "rank_table": built}, f)
+
+atexit.register(listed)
+from ledger.cli import main
+sys.argv = ["ledger", *args]
+main()
+"""
+
+
+def test_one_hand_and_the_help_import_only_what_they_use(tmp_path: Path) -> None:
+    """``ledger --help``, ``ledger replay`` and ``ledger audit hand`` of one hand on SQLite
+    start without what they do not use (their start is most of their time)."""
+    env = {**os.environ, "LEDGER_DATABASE_URL": f"sqlite:///{tmp_path}/ledger.sqlite3",
+           "LEDGER_DECK_KEY_FILE": str(tmp_path / "deck.key"), "LEDGER_LOG_LEVEL": "WARNING",
+           "COLUMNS": "100"}
+    for name in ("LEDGER_READ_DATABASE_URL", "LEDGER_SHARDS", "LEDGER_CLI_TRACEBACK"):
+        env.pop(name, None)
+    listing = tmp_path / "modules.json"
+
+    def imported(*args: str) -> tuple[set[str], bool]:
+        listing.unlink(missing_ok=True)
+        done = subprocess.run([sys.executable, "-c", _LIST_MODULES, str(listing), *args],
+                              cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+        found = json.loads(listing.read_text())
+        return set(found["modules"]), bool(found["rank_table"])
+
+    def among(modules: set[str], names: tuple[str, ...]) -> list[str]:
+        return sorted(m for m in modules
+                      if any(m == n or m.startswith(n + ".") for n in names))
+
+    modules, rank_table = imported("--help")
+    assert among(modules, NOT_FOR_HELP) == [] and not rank_table
+    assert "ledger.cli.evaluate" in modules  # every command is listed, none run
+    subprocess.run([sys.executable, "-c", "from ledger.cli import main; main()", "simulate",
+                    "--game", "stud-hilo", "--hands", "3", "--seed", "5", "--table", "T"],
+                   cwd=tmp_path, env=env, capture_output=True, check=True)
+    for args in (["replay", "T", "2"], ["audit", "hand", "T", "2"]):
+        modules, _ = imported(*args)
+        assert among(modules, NOT_FOR_ONE_HAND) == [], args
+        assert "ledger.games.stud8" in modules, args  # the table's own game, decided again
