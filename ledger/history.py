@@ -8,7 +8,7 @@ from typing import Any, cast
 from ledger.application import LedgerApp
 from ledger.errors import NotFound
 from ledger.fleet import Ledger, app_of
-from ledger.records import HAND_ENDINGS
+from ledger.records import HAND_ENDINGS, HandStarted
 from ledger.table import EVENT_FOR, ChainBroken, Table, TableEvent, TableOpened, table_id, topic_of
 from ledger.tablestate import TableState
 
@@ -32,11 +32,21 @@ def stream(app: Ledger, code: str, *, after: int = 0) -> Iterator[TableEvent]:
 def hand_events(app: Ledger, code: str, hand_no: int) -> list[TableEvent]:
     """The events of hand ``hand_no`` (from HandStarted to its ending, or so far).
 
-    Finds the hand by binary search over versions, so it costs the same on a long history. A
-    table whose stored chain is broken cannot be loaded: its stream is then read through, as
-    stored (the caller says that the chain is broken).
+    Finds the hand by binary search over versions, so it costs the same on a long history;
+    the stored head is read, the table is not loaded. When that does not find the hand
+    starting with its HandStarted (an unknown hand, or a record whose hand numbers were
+    altered), the table is loaded: an unknown hand is then told as such, and a table whose
+    stored chain is broken, which cannot be loaded, is read through, as stored (the caller
+    says that the chain is broken).
     """
     app = app_of(app, code)
+    tid = table_id(code)
+    rows = app.recorder.select_events(tid, desc=True, limit=1) if hand_no >= 1 else []
+    if rows:
+        found = _hand_from(app, code, hand_no, _hand_start(app, tid, hand_no,
+                                                           rows[0].originator_version))
+        if found and isinstance(found[0], HandStarted) and found[0].hand_no == hand_no:
+            return found
     try:
         table = app.load(code)
     except ChainBroken:
@@ -51,7 +61,12 @@ def hand_events(app: Ledger, code: str, hand_no: int) -> list[TableEvent]:
             table=code,
             hand=hand_no,
         )
-    start = _hand_start(app, table_id(code), hand_no, table.version)
+    return _hand_from(app, code, hand_no, _hand_start(app, table_id(code), hand_no,
+                                                      table.version))
+
+
+def _hand_from(app: LedgerApp, code: str, hand_no: int, start: int) -> list[TableEvent]:
+    """The events of hand ``hand_no`` read from version ``start`` on."""
     events: list[TableEvent] = []
     for event in stream(app, code, after=start - 1):
         number = getattr(event, "hand_no", None)

@@ -1,0 +1,87 @@
+"""A hand is found by binary search over the stored versions without loading its table
+(``ledger.history.hand_events``: the replay's start); what it finds is what a read of the
+whole stream finds, and a record whose hand numbers were altered is still read through and
+named broken by the replay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from ledger.application import LedgerApp
+from ledger.errors import NotFound
+from ledger.history import hand_events, stream
+from ledger.settings import Settings
+from ledger.sim.runner import simulate
+from ledger.table import table_id
+from tests.support import tamper
+
+CODE = "STUD-L"
+HANDS = 6
+
+
+@pytest.fixture
+def app(store_settings: Settings) -> Iterator[LedgerApp]:
+    ledger = LedgerApp(store_settings)
+    simulate(ledger, "stud-hilo", CODE, HANDS, seed=11)
+    yield ledger
+    ledger.close()
+
+
+def _scanned(app: LedgerApp, hand_no: int) -> list[Any]:
+    return [e for e in stream(app, CODE) if getattr(e, "hand_no", None) == hand_no]
+
+
+def test_each_hand_is_found_without_loading_the_table(app: LedgerApp,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(*_args: Any, **_kwargs: Any) -> Any:
+        raise AssertionError("the table was loaded")
+
+    monkeypatch.setattr(app, "load", refused)
+    for hand_no in range(1, HANDS + 1):
+        found = hand_events(app, CODE, hand_no)
+        assert found == _scanned(app, hand_no) and found, hand_no
+        assert type(found[0]).__name__ == "HandStarted"
+
+
+def test_an_unknown_hand_is_told_with_the_hands_there_are(app: LedgerApp) -> None:
+    for hand_no in (0, -1, HANDS + 1):
+        with pytest.raises(NotFound) as caught:
+            hand_events(app, CODE, hand_no)
+        assert caught.value.code == "unknown_hand"
+        assert f"hands 1 to {HANDS}" in caught.value.message
+
+
+def test_an_altered_hand_number_is_read_through_and_the_replay_says_the_chain_is_broken(
+        app: LedgerApp) -> None:
+    from typer.testing import CliRunner
+
+    from ledger.cli import _register
+    from ledger.cli import app as cli
+    from ledger.logs import configure
+
+    tid = table_id(CODE)
+    started = next(e for e in stream(app, CODE)
+                   if type(e).__name__ == "HandStarted" and getattr(e, "hand_no", 0) == 3)
+    version = started.originator_version
+    tamper.replace_in_event(app, tid, version, '"hand_no":3,', '"hand_no":2,')
+    cold = LedgerApp(app.settings)
+    try:
+        found = hand_events(cold, CODE, 3)  # its start now claims hand 2: the stream is read
+        assert found and version not in {e.originator_version for e in found}
+        assert found == _scanned(cold, 3)
+    finally:
+        cold.close()
+    _register()
+    env = {"LEDGER_DECK_KEY_FILE": str(app.settings.deck_key_file),
+           "LEDGER_POSTGRES_SCHEMA": app.settings.postgres_schema}
+    try:
+        for args in (["replay", CODE, "3"], ["audit", "hand", CODE, "3"]):
+            result = CliRunner().invoke(cli, [*args, "--database-url",
+                                              app.settings.database_url], env=env)
+            assert result.exit_code == 1, result.output
+            assert f"v{version}" in result.output, result.output
+    finally:
+        configure("WARNING")
