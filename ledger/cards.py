@@ -13,9 +13,7 @@ import re
 import secrets
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Annotated, Any
-
-from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ledger.errors import InvalidInput
 
@@ -132,13 +130,36 @@ def _validate_card(value: Any) -> int:
     raise ValueError("a card is a string like 'As'")
 
 
-Card = Annotated[
-    int,
-    PlainValidator(_validate_card),
-    PlainSerializer(format_card, return_type=str),
-    WithJsonSchema({"type": "string", "pattern": "^[2-9TJQKA][cdhs]$", "examples": ["As"]}),
-]
-"""A card in pydantic models: an ``int`` in Python, ``"As"`` in JSON."""
+def _card_type() -> Any:
+    from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
+
+    return Annotated[
+        int,
+        PlainValidator(_validate_card),
+        PlainSerializer(format_card, return_type=str),
+        WithJsonSchema({"type": "string", "pattern": "^[2-9TJQKA][cdhs]$", "examples": ["As"]}),
+    ]
+
+
+if TYPE_CHECKING:
+    from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
+
+    Card = Annotated[
+        int,
+        PlainValidator(_validate_card),
+        PlainSerializer(format_card, return_type=str),
+        WithJsonSchema({"type": "string", "pattern": "^[2-9TJQKA][cdhs]$", "examples": ["As"]}),
+    ]
+    """A card in pydantic models: an ``int`` in Python, ``"As"`` in JSON."""
+else:
+    def __getattr__(name: str) -> Any:
+        """``Card``, the card in pydantic models (an ``int`` in Python, ``"As"`` in JSON), made
+        when first imported: pydantic is not imported by what only parses or shows cards
+        (``ledger --help``, ``ledger evaluate``)."""
+        if name == "Card":
+            card = globals()["Card"] = _card_type()
+            return card
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --- the deck and card sources (COM-8) -------------------------------------------------------
