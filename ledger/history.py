@@ -13,6 +13,9 @@ from ledger.table import EVENT_FOR, ChainBroken, Table, TableEvent, TableOpened,
 from ledger.tablestate import TableState
 
 _PAGE = 256
+_PROBE = 8
+"""Rows read at a time by a probe of the binary search for a hand's start: a hand event is
+mostly the first row a probe reads."""
 
 
 def stream(app: Ledger, code: str, *, after: int = 0) -> Iterator[TableEvent]:
@@ -114,13 +117,13 @@ def _first_hand_no(app: LedgerApp, tid: Any, version: int) -> int | None:
     """The hand number of the first hand event at or after ``version``."""
     after = version - 1
     while True:
-        page = app.recorder.select_events(tid, gt=after, limit=32)
+        page = app.recorder.select_events(tid, gt=after, limit=_PROBE)
         for stored in page:
             event = app.mapper.to_domain_event(stored)
             number = getattr(event, "hand_no", None)
             if number is not None:
                 return int(number)
-        if len(page) < 32:
+        if len(page) < _PROBE:
             return None
         after = page[-1].originator_version
 
