@@ -100,7 +100,8 @@ class TableState:
 
     # --- reading ------------------------------------------------------------------------
 
-    def view(self) -> TableView:
+    def view(self, departed: frozenset[int] | None = None) -> TableView:
+        """The table as its game reads it (``departed``: :meth:`departed`, when known)."""
         return TableView(
             code=self.code,
             game=self.game.name,
@@ -112,7 +113,7 @@ class TableState:
             button=self.button,
             hand_no=self.hand_no,
             memo=self.memo,
-            departed=self.departed(),
+            departed=self.departed() if departed is None else departed,
         )
 
     def departed(self) -> frozenset[int]:
@@ -123,7 +124,8 @@ class TableState:
         """
         if self.hand is None:
             return frozenset()
-        return frozenset(s for s in self.hand.participants() if s not in self.seats)
+        seats = self.seats
+        return frozenset([s for s in self.hand.participants() if s not in seats])
 
     def next_step(self) -> Step:
         """What the hand waits for. A seat whose player left (COM-6) is never waited for: a
@@ -313,14 +315,15 @@ class TableState:
         self, cmd: PlaceWager | Act | Reveal | Settle, keeper: DeckKeeper
     ) -> list[Record]:
         hand = self._require_hand()
-        if isinstance(cmd, PlaceWager | Act) and cmd.seat in self.departed():
+        departed = self.departed()
+        if isinstance(cmd, PlaceWager | Act) and cmd.seat in departed:
             raise StateConflict(
                 "seat_left",
                 f"the player of seat {cmd.seat} left hand {self.hand_no} and has folded: the "
                 "seat takes no further part in it (COM-6)",
                 seat=cmd.seat, hand=self.hand_no, rule="COM-6",
             )
-        records: list[Record] = list(self.game.decide(self.view(), hand, cmd))
+        records: list[Record] = list(self.game.decide(self.view(departed), hand, cmd))
         return [self._with_deck_reveal(r, keeper) for r in records]
 
     def _deal(self, cmd: DealCards, keeper: DeckKeeper) -> list[Record]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ledger import accounts
 from ledger.commands import Act, HandCommand, PlaceWager, Reveal, Settle
 from ledger.errors import RuleViolation, StateConflict
+from ledger.frozen import replaced
 from ledger.games.base import (
     DealPlan,
     DealSlot,
@@ -201,8 +202,8 @@ class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):
             return None
         if isinstance(record, WagerPlaced):
             s = hand.seat(record.seat)
-            s = s.model_copy(update={record.kind: getattr(s, record.kind) + record.amount})
-            return hand.model_copy(update={"seats": hand.replace(s)})
+            s = replaced(s, **{record.kind: getattr(s, record.kind) + record.amount})
+            return replaced(hand, seats=hand.replace(s))
         if isinstance(record, CardsDealt):
             seats = hand.seats
             down: tuple[int, ...] = ()
@@ -211,21 +212,17 @@ class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):
                 if d.target == "dealer":
                     down, up = d.down, d.up
                 elif isinstance(d.target, int):
-                    s = hand.seat(d.target).model_copy(update={"cards": d.cards})
+                    s = replaced(hand.seat(d.target), cards=d.cards)
                     seats = tuple(s if x.seat == s.seat else x for x in seats)
-            return hand.model_copy(
-                update={"seats": seats, "dealer_down": down, "dealer_up": up, "phase": "decisions"}
-            )
+            return replaced(hand, seats=seats, dealer_down=down, dealer_up=up, phase="decisions")
         if isinstance(record, PlayerActed):
-            s = hand.seat(record.seat).model_copy(
-                update={"decision": record.action, "play": record.amount}
-            )
-            new = hand.model_copy(update={"seats": hand.replace(s)})
+            s = replaced(hand.seat(record.seat), decision=record.action, play=record.amount)
+            new = replaced(hand, seats=hand.replace(s))
             if new.phase == "decisions" and new.to_act is None:
-                new = new.model_copy(update={"phase": "reveal"})
+                new = replaced(new, phase="reveal")
             return new
         if isinstance(record, CardsRevealed):
-            return hand.model_copy(update={"phase": "settle"})
+            return replaced(hand, phase="settle")
         return hand
 
     def next_step(self, table: TableView, hand: CaribbeanHand) -> Step:

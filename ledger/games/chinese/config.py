@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ledger.bounds import Amount, AmountOrZero
 from ledger.errors import RuleViolation
+from ledger.frozen import replaced
 from ledger.games.base import ConfigBase, Limits
 from ledger.records import ChipsBoughtIn, Record
 
@@ -105,10 +106,10 @@ def evolve_memo(memo: ChineseMemo, record: Record) -> ChineseMemo:
         return memo
     before = memo.buys.get(record.player, BuyHistory())
     if record.kind == BUY_IN:
-        after = before.model_copy(update={"full": before.full + 1, "short_buy_open": True})
+        after = replaced(before, full=before.full + 1, short_buy_open=True)
     else:
-        after = before.model_copy(update={"short": before.short + 1, "short_buy_open": False})
-    return memo.model_copy(update={"buys": {**memo.buys, record.player: after}})
+        after = replaced(before, short=before.short + 1, short_buy_open=False)
+    return replaced(memo, buys={**memo.buys, record.player: after})
 
 
 def check_whole_points(config: ChineseConfig, amount: int, kind: str) -> None:

@@ -39,6 +39,7 @@ from ledger.cards import ensure_distinct, format_cards
 from ledger.commands import Act, HandCommand, PlaceWager, Reveal, Settle
 from ledger.errors import InvalidInput, RuleViolation, StateConflict
 from ledger.evaluation.chinese import AutomaticWin, automatic_wins
+from ledger.frozen import replaced
 from ledger.games.base import DealPlan, DealSlot, Game, Option, Step, TableView, wrong_phase
 from ledger.games.chinese import config as cfg
 from ledger.games.chinese.config import ChineseConfig, ChineseMemo
@@ -232,7 +233,7 @@ class ChinesePoker(Game[ChineseConfig, ChineseHand]):
             hand_no=hand.hand_no, seat=seat.seat, action="set", segments=segments, rule="CHP-2",
         )]
         if cmd.declaration is not None:
-            set_seat = seat.model_copy(update={"segments": segments})
+            set_seat = replaced(seat, segments=segments)
             records.append(self._declaration(hand, set_seat, cmd.declaration))
         return records
 

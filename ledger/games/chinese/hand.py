@@ -14,6 +14,7 @@ from typing import Literal
 from ledger import accounts
 from ledger.cards import Card
 from ledger.errors import RuleViolation
+from ledger.frozen import replaced
 from ledger.games.base import HandBase
 from ledger.games.chinese.config import GAME
 from ledger.records import (
@@ -130,26 +131,26 @@ def evolve(hand: ChineseHand | None, record: HandRecord) -> ChineseHand | None:
             if not isinstance(d.target, int):
                 continue
             if d.target in players:
-                s = hand.seat(d.target).model_copy(update={"cards": d.cards})
+                s = replaced(hand.seat(d.target), cards=d.cards)
                 seats = tuple(s if x.seat == s.seat else x for x in seats)
             else:
                 empty.append(EmptySeat(seat=d.target, cards=d.cards))
-        dealt = hand.model_copy(update={"seats": seats, "empty": tuple(empty)})
-        return dealt.model_copy(update={"phase": dealt.after_actions()})
+        dealt = replaced(hand, seats=seats, empty=tuple(empty))
+        return replaced(dealt, phase=dealt.after_actions())
     if isinstance(record, PlayerActed):
         s = hand.seat(record.seat)
         if record.action == "set":
-            s = s.model_copy(update={"segments": record.segments})
+            s = replaced(s, segments=record.segments)
         elif record.action == "declare":
-            s = s.model_copy(update={"declaration": record.declaration})
+            s = replaced(s, declaration=record.declaration)
         elif record.action == "fold":
-            s = s.model_copy(update={"folded": True})
-        new = hand.model_copy(update={"seats": hand.replace(s)})
+            s = replaced(s, folded=True)
+        new = replaced(hand, seats=hand.replace(s))
         if new.phase == "setting":
-            new = new.model_copy(update={"phase": new.after_actions()})
+            new = replaced(new, phase=new.after_actions())
         return new
     if isinstance(record, CardsRevealed):
-        return hand.model_copy(update={"phase": "settle"})
+        return replaced(hand, phase="settle")
     return hand
 
 

@@ -19,6 +19,7 @@ from ledger import accounts
 from ledger.commands import Act, HandCommand, PlaceWager, Reveal, Settle
 from ledger.errors import InvalidInput, RuleViolation, StateConflict
 from ledger.evaluation import hcf as ev
+from ledger.frozen import replaced
 from ledger.games.base import (
     DealPlan,
     DealSlot,
@@ -99,13 +100,12 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
         """Keep the DP rotation (HCF-1): the last DP, or the first seat offered a refused role."""
         assert isinstance(memo, HcfMemo)
         if isinstance(record, RoleOffered) and record.hand_no != memo.hand_no:
-            return memo.model_copy(update={"hand_no": record.hand_no,
-                                           "first_offered": record.seat, "accepted": False})
+            return replaced(memo, hand_no=record.hand_no, first_offered=record.seat, accepted=False)
         if isinstance(record, PlayerActed) and record.action == "accept":
-            return memo.model_copy(update={"position": record.seat, "accepted": True})
+            return replaced(memo, position=record.seat, accepted=True)
         if (isinstance(record, HAND_ENDINGS) and record.hand_no == memo.hand_no
                 and not memo.accepted and memo.first_offered is not None):
-            return memo.model_copy(update={"position": memo.first_offered})
+            return replaced(memo, position=memo.first_offered)
         return memo
 
     # --- hand ---------------------------------------------------------------------------
@@ -348,11 +348,11 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
         if hand is None or isinstance(record, HAND_ENDINGS):
             return None
         if isinstance(record, RoleOffered):
-            return hand.model_copy(update={"offered": (*hand.offered, record.seat)})
+            return replaced(hand, offered=(*hand.offered, record.seat))
         if isinstance(record, WagerPlaced):
             s = hand.seat(record.seat)
-            s = s.model_copy(update={record.kind: s.wager(record.kind) + record.amount})
-            return hand.model_copy(update={"seats": hand.replace(s)})
+            s = replaced(s, **{record.kind: s.wager(record.kind) + record.amount})
+            return replaced(hand, seats=hand.replace(s))
         if isinstance(record, PlayerActed):
             return _acted(hand, record)
         if isinstance(record, CardsDealt):
@@ -361,13 +361,13 @@ class HighCardFlush(Game[HcfConfig, HcfHand]):
                 if d.target == hand.dp:
                     dp_cards = d.cards
                 elif isinstance(d.target, int):
-                    s = hand.seat(d.target).model_copy(update={"cards": d.cards})
+                    s = replaced(hand.seat(d.target), cards=d.cards)
                     seats = tuple(s if x.seat == s.seat else x for x in seats)
                     dealt.append(d.target)
-            return hand.model_copy(update={"seats": seats, "dp_cards": dp_cards,
-                                           "dealt": tuple(dealt), "phase": "decisions"})
+            return replaced(hand, seats=seats, dp_cards=dp_cards, dealt=tuple(dealt),
+                            phase="decisions")
         if isinstance(record, CardsRevealed):
-            return hand.model_copy(update={"phase": "settle"})
+            return replaced(hand, phase="settle")
         return hand
 
     def next_step(self, table: TableView, hand: HcfHand) -> Step:
@@ -411,17 +411,16 @@ def fold(hand: HcfHand, seat: HcfSeat, rule: str) -> PlayerActed:
 
 def _acted(hand: HcfHand, record: PlayerActed) -> HcfHand:
     if record.action == "accept":
-        return hand.model_copy(update={"dp": record.seat, "funds": record.amount,
-                                       "phase": "wagers"})
+        return replaced(hand, dp=record.seat, funds=record.amount, phase="wagers")
     if record.action == "decline":
         return hand
     s = hand.seat(record.seat)
     if record.action == "fold":
-        s = s.model_copy(update={"decision": "fold"})
-        new = hand.model_copy(update={"seats": hand.replace(s), "folds": (*hand.folds, s.seat)})
+        s = replaced(s, decision="fold")
+        new = replaced(hand, seats=hand.replace(s), folds=(*hand.folds, s.seat))
     else:
-        s = s.model_copy(update={"decision": "raise", "raised": record.amount})
-        new = hand.model_copy(update={"seats": hand.replace(s)})
+        s = replaced(s, decision="raise", raised=record.amount)
+        new = replaced(hand, seats=hand.replace(s))
     if new.phase == "decisions" and new.to_act is None:
-        new = new.model_copy(update={"phase": "reveal"})
+        new = replaced(new, phase="reveal")
     return new

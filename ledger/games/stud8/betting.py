@@ -28,6 +28,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from ledger.errors import RuleViolation
 from ledger.evaluation import high
@@ -100,6 +101,11 @@ class RoundState:
     def to_call(self, seat: int) -> int:
         return self.bet_to - self.street_bets.get(seat, 0)
 
+    def copy(self) -> RoundState:
+        return RoundState(self.size, self.bring_in_due, self.opener, list(self.pending),
+                          set(self.acted), self.short_sum, self.bet_to, self.third_street,
+                          self.raises, self.aggressor, dict(self.street_bets))
+
     def target(self, size: int) -> int:
         """The level a full completion, bet or raise of ``size`` goes to: the small bet for
         the completion of a bring-in (STUD8-2), else ``size`` over the current bet, even when
@@ -118,7 +124,14 @@ class RoundState:
 
 
 def round_state(hand: StudHand, config: StudConfig) -> RoundState:
-    """Replay the current street's actions (STUD8-2..5)."""
+    """Replay the current street's actions (STUD8-2..5).
+
+    The result is kept with the hand (a hand is a frozen value) and must not be changed; the
+    hand after one more action of the street has its round from this one and that action
+    (:func:`after_action`), the same as replaying the street again."""
+    known = _known(hand, config)
+    if known is not None:
+        return known
     street = hand.street
     rs = RoundState(size=config.small_bet if street <= 4 else config.big_bet)
     live = [s.seat for s in hand.seats if s.folded_on is None]
@@ -128,49 +141,90 @@ def round_state(hand: StudHand, config: StudConfig) -> RoundState:
     elif street >= 4:
         rs.opener = best_showing_at_start(hand)
         rs.pending = clockwise(live_at_start(hand), rs.opener)
-    street_bets = rs.street_bets
-    pair: bool | None = None  # open_pair(hand), asked at most once
     for act in hand.actions:
-        seat, action = act.seat, act.action
-        level = street_bets.get(seat, 0) + act.amount
-        street_bets[seat] = level
-        if action == "fold":
-            _remove(rs.pending, seat)
-            continue
-        if action == "show" or action == "muck":
-            continue
-        if rs.bring_in_due:
-            rs.bring_in_due = False
-            rs.opener = seat
-            rs.pending = clockwise([s for s in live if s != seat], seat, include_start=False)
-        else:
-            _remove(rs.pending, seat)
-        rs.acted.add(seat)
-        if action == "check" or action == "call" or action == "bring_in":
-            if level > rs.bet_to:
-                rs.bet_to = level
-            continue
-        # completion, bet or raise
-        if street == 4 and rs.size == config.small_bet and level >= rs.target(config.big_bet):
-            if pair is None:
-                pair = open_pair(hand)
-            if pair:
-                rs.size = config.big_bet  # STUD8-3: the big bet was chosen with an open pair
-        full_target = rs.target(rs.size)
-        increment = level - rs.bet_to
-        rs.raises += 1
-        rs.aggressor = seat
+        _step(rs, hand, config, live, act.seat, act.action, act.amount)
+    _keep(hand, config, rs)
+    return rs
+
+
+def after_action(before: StudHand, after: StudHand, seat: int, action: str,
+                 amount: int) -> None:
+    """Give ``after`` (``before`` with one more action of the street) its round, when
+    ``before`` has one kept: the round of ``before`` with that action, as :func:`round_state`
+    would replay it.
+
+    The replay reads the seats live at its end; a seat that folds later in the street is
+    removed from the seats to act by its fold, so taking the seats live at each action leads
+    to the same round."""
+    kept = getattr(before, "_round", None)
+    if kept is None:
+        return
+    config, rs = kept
+    rs = rs.copy()
+    live = [s.seat for s in after.seats if s.folded_on is None]
+    _step(rs, after, config, live, seat, action, amount)
+    _keep(after, config, rs)
+
+
+def keep_round(before: StudHand, after: StudHand) -> None:
+    """``after`` has the round of ``before`` (same street, same actions: a show or a muck)."""
+    kept = getattr(before, "_round", None)
+    if kept is not None:
+        object.__setattr__(after, "_round", kept)
+
+
+def _known(hand: StudHand, config: StudConfig) -> RoundState | None:
+    kept = getattr(hand, "_round", None)
+    if kept is not None and kept[0] is config:
+        return cast(RoundState, kept[1])
+    return None
+
+
+def _keep(hand: StudHand, config: StudConfig, rs: RoundState) -> None:
+    object.__setattr__(hand, "_round", (config, rs))
+
+
+def _step(rs: RoundState, hand: StudHand, config: StudConfig, live: list[int], seat: int,
+          action: str, amount: int) -> None:
+    """One action of the street folded into the round (``live``: the seats not folded)."""
+    street = hand.street
+    street_bets = rs.street_bets
+    level = street_bets.get(seat, 0) + amount
+    street_bets[seat] = level
+    if action == "fold":
+        _remove(rs.pending, seat)
+        return
+    if action == "show" or action == "muck":
+        return
+    if rs.bring_in_due:
+        rs.bring_in_due = False
+        rs.opener = seat
         rs.pending = clockwise([s for s in live if s != seat], seat, include_start=False)
-        if level >= full_target:
+    else:
+        _remove(rs.pending, seat)
+    rs.acted.add(seat)
+    if action == "check" or action == "call" or action == "bring_in":
+        if level > rs.bet_to:
+            rs.bet_to = level
+        return
+    # completion, bet or raise
+    if (street == 4 and rs.size == config.small_bet and level >= rs.target(config.big_bet)
+            and open_pair(hand)):
+        rs.size = config.big_bet  # STUD8-3: the big bet was chosen with an open pair
+    full_target = rs.target(rs.size)
+    increment = level - rs.bet_to
+    rs.raises += 1
+    rs.aggressor = seat
+    rs.pending = clockwise([s for s in live if s != seat], seat, include_start=False)
+    if level >= full_target:
+        rs.acted = {seat}
+        rs.short_sum = 0
+    else:
+        rs.short_sum += increment
+        if rs.short_sum >= rs.size:
             rs.acted = {seat}
             rs.short_sum = 0
-        else:
-            rs.short_sum += increment
-            if rs.short_sum >= rs.size:
-                rs.acted = {seat}
-                rs.short_sum = 0
-        rs.bet_to = level
-    return rs
+    rs.bet_to = level
 
 
 def live_at_start(hand: StudHand) -> list[int]:

@@ -17,6 +17,7 @@ from ledger import accounts
 from ledger.cards import DECK_SIZE
 from ledger.commands import Act, HandCommand, Settle
 from ledger.errors import RuleViolation, StateConflict
+from ledger.frozen import replaced
 from ledger.games.base import (
     DealPlan,
     DealSlot,
@@ -66,7 +67,8 @@ class Stage:
 
 def behind(table: TableView, hand: StudHand) -> dict[int, int]:
     """Chips each seat of the hand has behind (0 = all-in), from the table's balances."""
-    return {s.seat: table.stack(s.player) for s in hand.seats}
+    get, player = table.balances.get, accounts.player
+    return {s.seat: get(player(s.player), 0) for s in hand.seats}
 
 
 def stage(config: StudConfig, hand: StudHand, stacks: Mapping[int, int]) -> Stage:
@@ -321,8 +323,8 @@ class StudHiLo(Game[StudConfig, StudHand]):
             return None
         if isinstance(record, WagerPlaced):
             s = hand.seat(record.seat)
-            s = s.model_copy(update={"contributed": s.contributed + record.amount})
-            return hand.model_copy(update={"seats": hand.replace(s)})
+            s = replaced(s, contributed=s.contributed + record.amount)
+            return replaced(hand, seats=hand.replace(s))
         if isinstance(record, CardsDealt):
             return _dealt(hand, record)
         if isinstance(record, PlayerActed):
@@ -351,34 +353,36 @@ class StudHiLo(Game[StudConfig, StudHand]):
 
 def _dealt(hand: StudHand, record: CardsDealt) -> StudHand:
     street = STREETS[record.round]
-    seats = {s.seat: s.model_copy(update={"street_bet": 0}) for s in hand.seats}
+    seats = {s.seat: replaced(s, street_bet=0) for s in hand.seats}
     community = hand.community
     for d in record.dealt:
         if d.target == "community":
             community = community + d.up
         elif isinstance(d.target, int):
             s = seats[d.target]
-            seats[d.target] = s.model_copy(update={"down": s.down + d.down, "up": s.up + d.up})
-    return hand.model_copy(update={
-        "seats": tuple(seats[s.seat] for s in hand.seats), "street": street,
-        "community": community, "actions": (),
-    })
+            seats[d.target] = replaced(s, down=s.down + d.down, up=s.up + d.up)
+    return replaced(hand, seats=tuple(seats[s.seat] for s in hand.seats), street=street,
+                    community=community, actions=())
 
 
 def _acted(hand: StudHand, record: PlayerActed) -> StudHand:
     s = hand.seat(record.seat)
     if record.action in ("show", "muck"):
-        s = s.model_copy(update={"showdown": record.action})
-        return hand.model_copy(update={"seats": hand.replace(s)})
+        s = replaced(s, showdown=record.action)
+        shown = replaced(hand, seats=hand.replace(s))
+        betting.keep_round(hand, shown)
+        return shown
     update: dict[str, object] = {
         "contributed": s.contributed + record.amount, "street_bet": s.street_bet + record.amount,
     }
     if record.action == "fold":
         update["folded_on"] = hand.street or 3
-    s = s.model_copy(update=update)
+    s = replaced(s, **update)
     action = StreetAction(seat=record.seat, action=record.action, amount=record.amount)
     seats = hand.replace(s)
     changes: dict[str, object] = {"seats": seats, "actions": (*hand.actions, action)}
     if sum(1 for x in seats if x.folded_on is None) < 2:
         changes["phase"] = "settle"
-    return hand.model_copy(update=changes)
+    after = replaced(hand, **changes)
+    betting.after_action(hand, after, action.seat, action.action, action.amount)
+    return after

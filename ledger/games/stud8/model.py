@@ -127,7 +127,12 @@ Phase = Literal["betting", "settle"]
 class StudHand(HandBase):
     """The hand now: facts only. The state of the betting round is replayed from ``actions``
     with the table's settings (``betting.round_state``), and whose turn it is also depends on
-    the stacks (a seat without chips behind is all-in and skipped), read from the table view."""
+    the stacks (a seat without chips behind is all-in and skipped), read from the table view.
+
+    ``_round`` and ``_live`` (no fields: neither stored, compared nor copied) keep the round
+    replayed for this hand, with the configuration it was replayed with, and its live seats."""
+
+    __slots__ = ("_live", "_round")
 
     game: Literal["stud-hilo"] = GAME
     seats: tuple[StudSeat, ...]
@@ -154,7 +159,12 @@ class StudHand(HandBase):
 
     @property
     def live(self) -> tuple[StudSeat, ...]:
-        return tuple([s for s in self.seats if s.folded_on is None])
+        try:
+            return self._live  # type: ignore[attr-defined,no-any-return]
+        except AttributeError:
+            live = tuple([s for s in self.seats if s.folded_on is None])
+            object.__setattr__(self, "_live", live)
+            return live
 
     @property
     def pot_total(self) -> int:
