@@ -24,17 +24,15 @@ from pydantic_core import PydanticUndefined
 M = TypeVar("M", bound=BaseModel)
 
 _set = object.__setattr__
+_new = object.__new__
 _MISSING: Any = object()
 _TEMPLATES: dict[type[BaseModel], tuple[dict[str, Any], frozenset[str]]] = {}
 
 
 def replaced(model: M, /, **changes: Any) -> M:
     """``model.model_copy(update=changes)``: a shallow copy with some fields replaced."""
-    cls = model.__class__
-    new = cls.__new__(cls)
-    fields = model.__dict__.copy()
-    fields.update(changes)
-    _set(new, "__dict__", fields)
+    new = _new(model.__class__)
+    _set(new, "__dict__", {**model.__dict__, **changes})
     _set(new, "__pydantic_fields_set__", model.__pydantic_fields_set__ | changes.keys())
     _set(new, "__pydantic_extra__", None)
     private = model.__pydantic_private__
@@ -71,3 +69,28 @@ def _template(cls: type[BaseModel]) -> tuple[dict[str, Any], frozenset[str]]:
     required = frozenset(name for name, value in template.items() if value is _MISSING)
     _TEMPLATES[cls] = template, required
     return template, required
+
+
+class Kept:
+    """A value derived from a frozen model and kept with it, in one of its ``__slots__``.
+
+    A slot is no field: it is neither validated, dumped, compared nor copied (``replaced``
+    and ``model_copy`` make a model without it), so a model holds only what was derived from
+    its own fields. Read through the slot itself: a model's ``__getattr__`` (pydantic's, for
+    private attributes) is slow to say a slot is empty.
+    """
+
+    __slots__ = ("_slot",)
+
+    def __init__(self, cls: type[BaseModel], name: str) -> None:
+        self._slot = cls.__dict__[name]
+
+    def get(self, model: BaseModel) -> Any:
+        """The value kept, or None."""
+        try:
+            return self._slot.__get__(model, None)
+        except AttributeError:
+            return None
+
+    def put(self, model: BaseModel, value: Any) -> None:
+        self._slot.__set__(model, value)

@@ -32,6 +32,7 @@ from typing import cast
 
 from ledger.errors import RuleViolation
 from ledger.evaluation import high
+from ledger.frozen import Kept
 from ledger.games.stud8.model import StudConfig, StudHand, StudSeat
 
 AGGRESSIVE = ("bet", "complete", "raise")
@@ -156,7 +157,7 @@ def after_action(before: StudHand, after: StudHand, seat: int, action: str,
     The replay reads the seats live at its end; a seat that folds later in the street is
     removed from the seats to act by its fold, so taking the seats live at each action leads
     to the same round."""
-    kept = getattr(before, "_round", None)
+    kept = _ROUND.get(before)
     if kept is None:
         return
     config, rs = kept
@@ -168,20 +169,24 @@ def after_action(before: StudHand, after: StudHand, seat: int, action: str,
 
 def keep_round(before: StudHand, after: StudHand) -> None:
     """``after`` has the round of ``before`` (same street, same actions: a show or a muck)."""
-    kept = getattr(before, "_round", None)
+    kept = _ROUND.get(before)
     if kept is not None:
-        object.__setattr__(after, "_round", kept)
+        _ROUND.put(after, kept)
 
 
 def _known(hand: StudHand, config: StudConfig) -> RoundState | None:
-    kept = getattr(hand, "_round", None)
+    kept = _ROUND.get(hand)
     if kept is not None and kept[0] is config:
         return cast(RoundState, kept[1])
     return None
 
 
 def _keep(hand: StudHand, config: StudConfig, rs: RoundState) -> None:
-    object.__setattr__(hand, "_round", (config, rs))
+    _ROUND.put(hand, (config, rs))
+
+
+_ROUND = Kept(StudHand, "_round")
+"""The round replayed for a hand, with the configuration it was replayed with."""
 
 
 def _step(rs: RoundState, hand: StudHand, config: StudConfig, live: list[int], seat: int,
@@ -316,7 +321,7 @@ def choices(
     if can_raise(hand, config, rs, seat, behind) is None:
         bet = rs.street_bets.get(seat, 0)
         sizes = [rs.size]
-        if open_pair(hand) and rs.size == config.small_bet:
+        if rs.size == config.small_bet and open_pair(hand):
             sizes.append(config.big_bet)
         amounts = tuple(sorted({min(rs.target(size) - bet, stack) for size in sizes}))
         out.append(Choice(rs.aggression_name(), amounts))
@@ -347,14 +352,13 @@ def can_raise(
             f"seat {seat} already acted and a short all-in does not reopen the betting",
             seat=seat, rule="STUD8-9",
         )
-    others = [
-        s.seat for s in hand.live
-        if s.seat != seat and behind.get(s.seat, 0) + rs.street_bets.get(s.seat, 0) > rs.bet_to
-    ]
-    if not others:
-        return RuleViolation(
-            "raise_not_allowed",
-            "every other player is all-in or has folded: there is nobody to raise",
-            seat=seat, rule="STUD8-9",
-        )
-    return None
+    bets, bet_to = rs.street_bets, rs.bet_to
+    for s in hand.live:  # another seat with chips beyond the bet now
+        other = s.seat
+        if other != seat and behind.get(other, 0) + bets.get(other, 0) > bet_to:
+            return None
+    return RuleViolation(
+        "raise_not_allowed",
+        "every other player is all-in or has folded: there is nobody to raise",
+        seat=seat, rule="STUD8-9",
+    )

@@ -377,11 +377,13 @@ def _acted(hand: StudHand, record: PlayerActed) -> StudHand:
     }
     if record.action == "fold":
         update["folded_on"] = hand.street or 3
+    live = hand.live
     s = replaced(s, **update)
     action = StreetAction(seat=record.seat, action=record.action, amount=record.amount)
     seats = hand.replace(s)
     changes: dict[str, object] = {"seats": seats, "actions": (*hand.actions, action)}
-    if sum(1 for x in seats if x.folded_on is None) < 2:
+    folded = record.action == "fold" and s.seat in {x.seat for x in live}
+    if len(live) - folded < 2:  # fewer than two seats not folded
         changes["phase"] = "settle"
     after = replaced(hand, **changes)
     betting.after_action(hand, after, action.seat, action.action, action.amount)

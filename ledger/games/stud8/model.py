@@ -16,6 +16,7 @@ from pydantic import Field, field_validator, model_validator
 from ledger.bounds import Amount, AmountOrZero, BasisPoints, Count
 from ledger.cards import Card
 from ledger.errors import RuleViolation
+from ledger.frozen import Kept
 from ledger.games.base import ConfigBase, HandBase, Limits
 from ledger.records import Record
 
@@ -154,18 +155,24 @@ class StudHand(HandBase):
         raise RuleViolation("seat_not_in_hand", f"seat {number} is not in this hand", seat=number)
 
     def replace(self, *updated: StudSeat) -> tuple[StudSeat, ...]:
+        if len(updated) == 1:
+            one = updated[0]
+            number = one.seat
+            return tuple([one if s.seat == number else s for s in self.seats])
         by_seat = {s.seat: s for s in updated}
-        return tuple(by_seat.get(s.seat, s) for s in self.seats)
+        return tuple([by_seat.get(s.seat, s) for s in self.seats])
 
     @property
     def live(self) -> tuple[StudSeat, ...]:
-        try:
-            return self._live  # type: ignore[attr-defined,no-any-return]
-        except AttributeError:
+        live: tuple[StudSeat, ...] | None = _LIVE.get(self)
+        if live is None:
             live = tuple([s for s in self.seats if s.folded_on is None])
-            object.__setattr__(self, "_live", live)
-            return live
+            _LIVE.put(self, live)
+        return live
 
     @property
     def pot_total(self) -> int:
         return sum(s.contributed for s in self.seats)
+
+
+_LIVE = Kept(StudHand, "_live")
