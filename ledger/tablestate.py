@@ -71,6 +71,8 @@ from ledger.records import (
 )
 
 GENESIS_HASH = "0" * 64
+_new = object.__new__
+_set = object.__setattr__
 
 
 class TableState:
@@ -101,20 +103,25 @@ class TableState:
     # --- reading ------------------------------------------------------------------------
 
     def view(self, departed: frozenset[int] | None = None) -> TableView:
-        """The table as its game reads it (``departed``: :meth:`departed`, when known)."""
-        return TableView(
-            code=self.code,
-            game=self.game.name,
-            currency=self.currency,
-            config=self.config,
-            config_version=self.config_version,
-            seats=self.seats,
-            balances=self.balances,
-            button=self.button,
-            hand_no=self.hand_no,
-            memo=self.memo,
-            departed=self.departed() if departed is None else departed,
-        )
+        """The table as its game reads it (``departed``: :meth:`departed`, when known).
+
+        Made as its frozen ``__init__`` makes it, with every field set at once rather than
+        one ``object.__setattr__`` at a time (a view is made for every command)."""
+        view = _new(TableView)
+        _set(view, "__dict__", {
+            "code": self.code,
+            "game": self.game.name,
+            "currency": self.currency,
+            "config": self.config,
+            "config_version": self.config_version,
+            "seats": self.seats,
+            "balances": self.balances,
+            "button": self.button,
+            "hand_no": self.hand_no,
+            "memo": self.memo,
+            "departed": self.departed() if departed is None else departed,
+        })
+        return view
 
     def departed(self) -> frozenset[int]:
         """Seats of the hand in progress whose player has left (COM-6).

@@ -255,9 +255,9 @@ def _remove(items: list[int], value: int) -> None:
 # --- whose turn, and what they may do --------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Turn:
-    """Who acts now in the betting, or None when the round is over."""
+    """Who acts now in the betting, or None when the round is over (not changed once made)."""
 
     seat: int | None
     bring_in: bool = False
@@ -292,9 +292,10 @@ def raise_cap(hand: StudHand, config: StudConfig) -> int | None:
     return 1 + config.max_raises
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Choice:
-    """A legal action and the chips it puts in (several amounts for the open-pair option)."""
+    """A legal action and the chips it puts in (several amounts for the open-pair option; not
+    changed once made)."""
 
     action: str
     amounts: tuple[int, ...] = (0,)

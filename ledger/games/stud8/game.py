@@ -54,9 +54,9 @@ STREETS = {name: number for number, name in STREET_NAMES.items()}
 BETTING_ACTIONS = ("fold", "check", "call", "bring_in", "complete", "bet", "raise")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Stage:
-    """What the hand waits for, with the betting round replayed."""
+    """What the hand waits for, with the betting round replayed (not changed once made)."""
 
     kind: Literal["deal", "act", "showdown", "settle"]
     seat: int | None = None
