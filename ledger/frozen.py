@@ -1,17 +1,14 @@
-"""Cheap copies and constructions of frozen pydantic values from values already valid.
+"""Cheap copies of frozen pydantic values, and values derived from them kept with them.
 
 The table's state machine folds every record into a new frozen hand state (``Game.evolve``):
 a seat's wager added, a card dealt, an action appended. Those values come from records that
 were validated when they were decided or read, so validating them again, or copying a model
 through the general ``model_copy`` machinery, is work without purpose, and the audit does it
-for every event of the store. These two helpers make exactly the models pydantic would make
-(same fields in the same order, the same fields set) without that work:
+for every event of the store. ``replaced(model, **changes)`` makes exactly the model
+``model.model_copy(update=changes)`` makes (same fields in the same order, the same fields set)
+without that machinery; like it, it does not validate the changes.
 
-``replaced(model, **changes)`` is ``model.model_copy(update=changes)``;
-``built(cls, **values)`` is ``cls(**values)`` for values already of the fields' types (defaults
-filled in as pydantic fills them; only for models whose defaults are plain values).
-
-Neither validates: use them only with values taken from valid models or computed by the rules.
+:class:`Kept` keeps a value derived from a frozen model with the model itself.
 """
 
 from __future__ import annotations
@@ -25,8 +22,6 @@ M = TypeVar("M", bound=BaseModel)
 
 _set = object.__setattr__
 _new = object.__new__
-_MISSING: Any = object()
-_TEMPLATES: dict[type[BaseModel], tuple[dict[str, Any], frozenset[str]]] = {}
 
 
 def replaced(model: M, /, **changes: Any) -> M:
@@ -34,41 +29,12 @@ def replaced(model: M, /, **changes: Any) -> M:
     new = _new(model.__class__)
     _set(new, "__dict__", {**model.__dict__, **changes})
     _set(new, "__pydantic_fields_set__", model.__pydantic_fields_set__ | changes.keys())
-    _set(new, "__pydantic_extra__", None)
+    extra = model.__pydantic_extra__
+    _set(new, "__pydantic_extra__", None if extra is None else dict(extra))
     private = model.__pydantic_private__
-    _set(new, "__pydantic_private__", None if private is None else dict(private))
+    _set(new, "__pydantic_private__", None if private is None else {
+        k: v for k, v in private.items() if v is not PydanticUndefined})
     return new
-
-
-def built(cls: type[M], /, **values: Any) -> M:
-    """``cls(**values)`` for values already of the fields' types, without validating them."""
-    known = _TEMPLATES.get(cls)
-    template, required = known if known is not None else _template(cls)
-    fields = template.copy()
-    fields.update(values)
-    if len(fields) != len(template) or not required <= values.keys():
-        raise TypeError(f"{cls.__name__} needs exactly its fields, got {sorted(values)}")
-    new = cls.__new__(cls)
-    _set(new, "__dict__", fields)
-    _set(new, "__pydantic_fields_set__", set(values))
-    _set(new, "__pydantic_extra__", None)
-    _set(new, "__pydantic_private__", None)
-    return new
-
-
-def _template(cls: type[BaseModel]) -> tuple[dict[str, Any], frozenset[str]]:
-    """Every field of ``cls`` in order with its default (``_MISSING`` when it has none), and
-    the names of the fields without one."""
-    if cls.__private_attributes__ or cls.model_config.get("extra") == "allow":
-        raise TypeError(f"{cls.__name__}: built() makes models without private or extra fields")
-    template: dict[str, Any] = {}
-    for name, info in cls.model_fields.items():
-        if info.default_factory is not None:
-            raise TypeError(f"{cls.__name__}.{name} has a default factory: use the model")
-        template[name] = _MISSING if info.default is PydanticUndefined else info.default
-    required = frozenset(name for name, value in template.items() if value is _MISSING)
-    _TEMPLATES[cls] = template, required
-    return template, required
 
 
 class Kept:
