@@ -151,18 +151,16 @@ def _rank_strengths() -> dict[int, int]:
         keep = FULL_MASK ^ excluded
         room = MAX_CARDS - 2 * m2.bit_count() - m3.bit_count() - m4.bit_count()
         key = MASK_KEY[m2] + MASK_KEY[m3] + MASK_KEY[m4]
-        frees = [f for size in range(room + 1) for f in by_size[size] if not f & m2]
+        # Every m1: the paired ranks and the ranks held once (``f``, disjoint from them).
+        held = [m2 | f for size in range(room + 1) for f in by_size[size] if not f & m2]
         # Below a straight, five distinct ranks may still make one (5-5-5-6-7-8-9 is a straight).
-        can_straight = base >> 20 < STRAIGHT and m2.bit_count() + room >= 5
-        if can_straight:
-            table.update(
-                {
-                    key + MASK_KEY[m2 | f]: max(base | kickers[(m2 | f) & keep], _STRAIGHT[m2 | f])
-                    for f in frees
-                }
-            )
+        if base >> 20 < STRAIGHT and m2.bit_count() + room >= 5:
+            for m1 in held:
+                made, run = base | kickers[m1 & keep], _STRAIGHT[m1]
+                table[key + MASK_KEY[m1]] = run if run > made else made
         else:
-            table.update({key + MASK_KEY[m2 | f]: base | kickers[(m2 | f) & keep] for f in frees})
+            for m1 in held:
+                table[key + MASK_KEY[m1]] = base | kickers[m1 & keep]
     return table
 
 
