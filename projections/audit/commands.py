@@ -143,3 +143,71 @@ def _act(base: dict[str, str], acted: r.PlayerActed, group: Sequence[BaseModel])
     return _made(Act, base, seat=acted.seat, action=acted.action,
                  amount=acted.amount if acted.amount else None, front=front, middle=middle,
                  back=back, declaration=declaration)
+
+
+NOT_RAW = object()
+"""What :func:`raw_command_for` answers for a group it cannot rebuild from the stored JSON."""
+
+
+def raw_command_for(code: str, group: Sequence[tuple[type, dict[str, Any]]], *,
+                    recorded_source: bool = False) -> Any:
+    """:func:`command_for` of a group given as (record class, stored JSON object) pairs, for
+    the plain groups a table plays most (a wager, an action, a deal, a reveal, a start, a
+    seat taken or left): the same command, validated the same way (a ``ValidationError`` for
+    inputs out of bounds). :data:`NOT_RAW` for any other group, or any input not of the exact
+    type the record holds (the caller then decodes the events and asks :func:`command_for`)."""
+    found = _raw_inputs(group, recorded_source)
+    if found is NOT_RAW or found is None:
+        return found
+    command, fields = found
+    key = (code, command, *fields.items())
+    made = _RAW_MADE.get(key)
+    if made is None:
+        made = _made(command, {"command_id": AUDIT_ID, "table": code}, **fields)
+        if len(_RAW_MADE) >= _KEEP:
+            _RAW_MADE.clear()
+        _RAW_MADE[key] = made
+    return made
+
+
+_RAW_MADE: dict[tuple[Any, ...], Command] = {}
+"""Commands rebuilt from stored JSON (its values of exact types: ints and text), by inputs."""
+
+
+def _raw_inputs(group: Sequence[tuple[type, dict[str, Any]]], recorded_source: bool) -> Any:
+    """(command class, fields) of :func:`raw_command_for`, None or :data:`NOT_RAW`."""
+    first, last = group[0], group[-1]
+    kind, data = first
+    if last[0] is r.PlayerUnseated or issubclass(last[0], r.PlayerUnseated):
+        seat, reason = last[1].get("seat"), last[1].get("reason", "left")
+        if type(seat) is not int or type(reason) is not str:
+            return NOT_RAW
+        return UnseatPlayer, {"seat": seat, "reason": reason}
+    if issubclass(kind, r.HandStarted):
+        return StartHand, {}
+    if issubclass(kind, r.CardsRevealed):
+        return Reveal, {}
+    if issubclass(kind, r.RoleOffered):
+        return None
+    if issubclass(kind, r.CardsDealt):
+        return NOT_RAW if recorded_source else (DealCards, {"cards": None})
+    seat = data.get("seat")
+    if type(seat) is not int:
+        return NOT_RAW
+    if issubclass(kind, r.WagerPlaced):
+        wager, amount = data.get("kind"), data.get("amount")
+        if type(wager) is not str or type(amount) is not int:
+            return NOT_RAW
+        return PlaceWager, {"seat": seat, "kind": wager, "amount": amount}
+    if issubclass(kind, r.PlayerSeated):
+        player = data.get("player")
+        return NOT_RAW if type(player) is not str else (SeatPlayer, {"seat": seat,
+                                                                     "player": player})
+    if issubclass(kind, r.PlayerActed):
+        action, amount = data.get("action"), data.get("amount", 0)
+        if type(action) is not str or type(amount) is not int or action in ("set", "declare") \
+                or data.get("segments") is not None or data.get("declaration") is not None:
+            return NOT_RAW
+        return Act, {"seat": seat, "action": action, "amount": amount if amount else None,
+                     "front": None, "middle": None, "back": None, "declaration": None}
+    return NOT_RAW
