@@ -190,16 +190,21 @@ class _Logger:
     configuration in force, :func:`configure`); structlog is imported on the first line at or
     above the configured level (a line below it, before then, is dropped as structlog would)."""
 
-    __slots__ = ("_name",)
+    __slots__ = ("_name", "_proxy")
 
     def __init__(self, name: str) -> None:
         self._name = name
+        self._proxy: Any = None
 
     def __getattr__(self, method: str) -> Any:
-        if "structlog" not in sys.modules and _pending and \
-                _METHOD_LEVELS.get(method, logging.CRITICAL) < _level(_pending[-1][0]):
-            return _unwritten
-        return getattr(_structlog().get_logger(self._name), method)
+        proxy = self._proxy
+        if proxy is None:
+            if "structlog" not in sys.modules and _pending and \
+                    _METHOD_LEVELS.get(method, logging.CRITICAL) < _level(_pending[-1][0]):
+                return _unwritten
+            # structlog's lazy proxy: it looks the configuration up at each call
+            proxy = self._proxy = _structlog().get_logger(self._name)
+        return getattr(proxy, method)
 
 
 def get_logger(name: str) -> structlog.typing.FilteringBoundLogger:
