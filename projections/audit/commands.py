@@ -17,7 +17,6 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel
 
 from ledger import records as r
-from ledger import table as t
 from ledger.commands import (
     Act,
     BuyIn,
@@ -160,12 +159,11 @@ def raw_command_for(code: str, group: Sequence[tuple[type, dict[str, Any]]], *,
     found = _raw_inputs(group, recorded_source)
     if found is NOT_RAW or found is None:
         return found
-    key = (code, *found)
+    command, fields = found
+    key = (code, command, *fields.items())
     made = _RAW_MADE.get(key)
     if made is None:
-        command, names = found[0], _FIELDS[found[0]]
-        made = _made(command, {"command_id": AUDIT_ID, "table": code},
-                     **dict(zip(names, found[1:], strict=True)))
+        made = _made(command, {"command_id": AUDIT_ID, "table": code}, **fields)
         if len(_RAW_MADE) >= _KEEP:
             _RAW_MADE.clear()
         _RAW_MADE[key] = made
@@ -174,63 +172,42 @@ def raw_command_for(code: str, group: Sequence[tuple[type, dict[str, Any]]], *,
 
 _RAW_MADE: dict[tuple[Any, ...], Command] = {}
 """Commands rebuilt from stored JSON (its values of exact types: ints and text), by inputs."""
-_FIELDS: dict[type, tuple[str, ...]] = {
-    UnseatPlayer: ("seat", "reason"), StartHand: (), Reveal: (), Settle: (), DealCards: ("cards",),
-    PlaceWager: ("seat", "kind", "amount"), SeatPlayer: ("seat", "player"),
-    Act: ("seat", "action", "amount", "front", "middle", "back", "declaration")}
-"""The inputs of each command :func:`raw_command_for` rebuilds, in the order given."""
-
-
-_TAGS: dict[type, str] = {
-    cls: tag for records, tag in (
-        ((r.PlayerUnseated, t.PlayerUnseated), "unseat"),
-        ((r.HandStarted, t.HandStarted), "start"),
-        ((r.CardsRevealed, t.CardsRevealed), "reveal"),
-        ((r.RoleOffered, t.RoleOffered), "offer"),
-        ((r.CardsDealt, t.CardsDealt), "deal"),
-        ((r.WagerPlaced, t.WagerPlaced), "wager"),
-        ((r.PlayerSeated, t.PlayerSeated), "seat"),
-        ((r.PlayerActed, t.PlayerActed), "act"),
-        ((r.HandSettled, t.HandSettled), "settle"),
-    ) for cls in records}
-"""The records :func:`raw_command_for` knows, and the table's events of each."""
 
 
 def _raw_inputs(group: Sequence[tuple[type, dict[str, Any]]], recorded_source: bool) -> Any:
-    """(command class, *inputs) of :func:`raw_command_for`, None or :data:`NOT_RAW`."""
-    kind, data = group[0]
-    last, tail = group[-1]
-    if _TAGS.get(last) == "unseat":
-        seat, reason = tail.get("seat"), tail.get("reason", "left")
+    """(command class, fields) of :func:`raw_command_for`, None or :data:`NOT_RAW`."""
+    first, last = group[0], group[-1]
+    kind, data = first
+    if last[0] is r.PlayerUnseated or issubclass(last[0], r.PlayerUnseated):
+        seat, reason = last[1].get("seat"), last[1].get("reason", "left")
         if type(seat) is not int or type(reason) is not str:
             return NOT_RAW
-        return UnseatPlayer, seat, reason
-    tag = _TAGS.get(kind)
-    if tag == "start":
-        return (StartHand,)
-    if tag == "reveal":
-        return (Reveal,)
-    if tag == "settle":
-        return (Settle,)
-    if tag == "offer":
+        return UnseatPlayer, {"seat": seat, "reason": reason}
+    if issubclass(kind, r.HandStarted):
+        return StartHand, {}
+    if issubclass(kind, r.CardsRevealed):
+        return Reveal, {}
+    if issubclass(kind, r.RoleOffered):
         return None
-    if tag == "deal":
-        return NOT_RAW if recorded_source else (DealCards, None)
+    if issubclass(kind, r.CardsDealt):
+        return NOT_RAW if recorded_source else (DealCards, {"cards": None})
     seat = data.get("seat")
     if type(seat) is not int:
         return NOT_RAW
-    if tag == "wager":
+    if issubclass(kind, r.WagerPlaced):
         wager, amount = data.get("kind"), data.get("amount")
         if type(wager) is not str or type(amount) is not int:
             return NOT_RAW
-        return PlaceWager, seat, wager, amount
-    if tag == "seat":
+        return PlaceWager, {"seat": seat, "kind": wager, "amount": amount}
+    if issubclass(kind, r.PlayerSeated):
         player = data.get("player")
-        return NOT_RAW if type(player) is not str else (SeatPlayer, seat, player)
-    if tag == "act":
+        return NOT_RAW if type(player) is not str else (SeatPlayer, {"seat": seat,
+                                                                     "player": player})
+    if issubclass(kind, r.PlayerActed):
         action, amount = data.get("action"), data.get("amount", 0)
         if type(action) is not str or type(amount) is not int or action in ("set", "declare") \
                 or data.get("segments") is not None or data.get("declaration") is not None:
             return NOT_RAW
-        return Act, seat, action, amount if amount else None, None, None, None, None
+        return Act, {"seat": seat, "action": action, "amount": amount if amount else None,
+                     "front": None, "middle": None, "back": None, "declaration": None}
     return NOT_RAW

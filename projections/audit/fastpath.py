@@ -46,9 +46,9 @@ from projections.unholdable import holdable_json
 
 RAW_KINDS: dict[str, type[TableEvent]] = {topic_of(cls): cls for cls in (
     t.HandStarted, t.RoleOffered, t.WagerPlaced, t.CardsDealt, t.PlayerActed,
-    t.CardsRevealed, t.PlayerSeated, t.PlayerUnseated, t.HandSettled)}
-"""The events checked on their stored JSON: none states a cage movement or is a correction
-(those are decoded); a settlement is the one hand's ending among them."""
+    t.CardsRevealed, t.PlayerSeated, t.PlayerUnseated)}
+"""The events checked on their stored JSON: none states a cage movement, none is a hand's
+ending or a correction (those are decoded)."""
 _ENVELOPE = frozenset({"originator_id", "originator_version"})
 """Taken from the row, whatever the JSON says (``PydanticMapper.from_data``)."""
 _FIELDS = {cls: frozenset(cls.model_fields) | _ENVELOPE for cls in RAW_KINDS.values()}
@@ -156,12 +156,6 @@ class FastTable:
             amount = data.get("amount")
             return type(amount) is int and amount == sum(
                 a for _, dst, a in moved if accounts.is_spot(dst))
-        if cls is t.HandSettled:  # what the accounting view reads of it
-            outcomes, jackpot = data.get("outcomes"), data.get("jackpot", [])
-            return type(outcomes) is list and type(jackpot) is list and all(
-                type(o) is dict and type(o.get("wager")) is str and type(o.get("amount")) is int
-                for o in outcomes) and all(type(j) is dict and type(j.get("amount")) is int
-                                           for j in jackpot)
         return True
 
     def after_plain(self, version: int, cls: type, data: dict[str, Any],
@@ -173,8 +167,6 @@ class FastTable:
             return
         if cls is t.HandStarted:
             self.in_hand = True
-        elif cls is t.HandSettled:
-            self.in_hand = False
         elif self.in_hand and not self.conservation.open:
             for src, dst, _ in moved:  # nothing to report, nothing to remember (balances)
                 if balances.get(src, 0) < 0 or balances.get(dst, 0) < 0:

@@ -37,7 +37,7 @@ from ledger import accounts
 from ledger import records as r
 from ledger.accounts import net_flows
 from ledger.table import TableEvent
-from projections.accounting import DP_WAGER, SUMS, Accounting
+from projections.accounting import SUMS, Accounting
 from projections.audit.model import Discrepancy
 from projections.base import Item
 from projections.context import TableInfo, _zone, gaming_day
@@ -111,17 +111,14 @@ class Totals:
             if change or any(accounts.JACKPOT in (t.src, t.dst) for t in transfers):
                 self.meters[code] = self.meters.get(code, 0) + change
 
-    def feed_raw(self, position: int, version: int, kind: type, data: dict[str, Any],
-                 moved: list[tuple[str, str, int]], flows: dict[str, int], info: TableInfo,
-                 day: str) -> None:
+    def feed_raw(self, position: int, version: int, kind: type, moved: list[tuple[str, str, int]],
+                 flows: dict[str, int], info: TableInfo, day: str) -> None:
         """:meth:`feed` of a plain event checked on its stored JSON
-        (:mod:`projections.audit.fastpath`: not a correction, a cage movement, a void or
-        cancellation or a seat correction, no number past a signed 64-bit integer): ``data``
-        its JSON object, ``moved`` its transfers as (src, dst, amount), ``flows`` their net
-        change per account, ``day`` its gaming day. What the accounting view does with such an
-        event (``Accounting.handle``): the day's row, a settlement's count, jackpot awards and
-        designated-player results, the rake, the house win of a hand's record, jackpot
-        contributions and seeds."""
+        (:mod:`projections.audit.fastpath`: not a correction, a cage movement, a hand's ending
+        or a seat correction, no number past a signed 64-bit integer): ``moved`` its transfers
+        as (src, dst, amount), ``flows`` their net change per account, ``day`` its gaming day.
+        What the accounting view does with such an event (``Accounting.handle``): the day's
+        row, the rake, the house win of a hand's record, jackpot contributions and seeds."""
         if position in self.left_out:
             return
         code = info.code
@@ -133,12 +130,6 @@ class Totals:
                 row = self.accounting[(code, day)] = {
                     "game": info.game, "currency": info.currency, "banking": info.banking,
                     **dict.fromkeys(SUMS, 0)}
-            if issubclass(kind, r.HandSettled):
-                row["hands_settled"] += 1
-                row["jackpot_awards_minor"] += sum(j["amount"] for j in data.get("jackpot", ()))
-                for o in data["outcomes"]:
-                    if o["wager"] == DP_WAGER:
-                        row["dp_results_minor"] += o["amount"]
             if moved:
                 row["rake_minor"] += flows.get(accounts.RAKE, 0)
                 if issubclass(kind, r.HandRecord):

@@ -314,9 +314,8 @@ class _Walk:
             self.balances_at[version] = {a: b for a, b in self.balances.items() if b}
 
 
-    def step_raw(self, position: int, version: int, kind: type, data: dict[str, Any],
-                 moment: datetime, moved: list[tuple[str, str, int]],
-                 known: tuple[time, str]) -> None:
+    def step_raw(self, position: int, version: int, kind: type, moment: datetime,
+                 moved: list[tuple[str, str, int]], known: tuple[time, str]) -> None:
         """:meth:`step` of a plain event checked on its stored JSON (``moved``: its transfers;
         it holds no number past a signed 64-bit integer; it opens no table)."""
         self.count += 1
@@ -334,7 +333,7 @@ class _Walk:
             day = known[1] if known[0] == self.days.start \
                 else self.days(moment, self.info.timezone)
             for totals in self.totals:
-                totals.feed_raw(position, version, kind, data, moved, flows, self.info,
+                totals.feed_raw(position, version, kind, moved, flows, self.info,
                                 day if totals.day_start == self.days.start
                                 else gaming_day(moment, self.info.timezone, totals.day_start))
         if version in self.wanted:
@@ -366,8 +365,8 @@ def _walk_fast(app: Any, reader: SnapshotReader, tid: UUID, label: str, report: 
             day = fast.day_of(moment)
             if moved is not None and day is not None and day != scope.day \
                     and fast.plain(kind, data, stored.state, moved):
-                walk.step_raw(stored.position, version, kind, data,
-                              moment, moved, (scope.start, day))  # type: ignore[arg-type]
+                walk.step_raw(stored.position, version, kind, moment,  # type: ignore[arg-type]
+                              moved, (scope.start, day))
                 fast.after_plain(version, kind, data, moved, walk.balances, stored.event)
                 count += 1
                 if progress is not None and count % 500 == 0:

@@ -130,34 +130,3 @@ def _today(app: LedgerApp) -> str:
 
     return gaming_day(datetime.fromisoformat(opened["timestamp"]), opened["timezone"],
                       app.settings.gaming_day_start)
-
-
-def test_a_command_rebuilt_from_the_json_is_the_one_rebuilt_from_the_events(
-        two_tables: LedgerApp) -> None:
-    """What the walk validates for the bounds (raw_command_for) is what the replay validates
-    (command_for), group by group, for every group it rebuilds."""
-    from projections.audit.commands import NOT_RAW, command_for, raw_command_for
-    from projections.audit.fastpath import RAW_KINDS
-
-    app = two_tables
-    rebuilt = 0
-    for code in (CSP, HCF):
-        groups: list[list[Any]] = []
-        for row in app.recorder.select_events(table_id(code)):
-            event: Any = app.mapper.to_domain_event(row)
-            if groups and groups[-1][0][1].command_id == event.command_id \
-                    and event.command_id is not None:
-                groups[-1].append((row, event))
-            else:
-                groups.append([(row, event)])
-        for group in groups:
-            kinds = [RAW_KINDS.get(row.topic) for row, _ in group]
-            if kinds[0] is None or kinds[-1] is None:
-                continue
-            raw = raw_command_for(code, [(k or type(e), json.loads(row.state))
-                                         for k, (row, e) in zip(kinds, group, strict=True)])
-            if raw is NOT_RAW:
-                continue
-            assert raw == command_for(code, [e for _, e in group]), group
-            rebuilt += 1
-    assert rebuilt > 20
