@@ -109,12 +109,6 @@ def holdable_as_stored(event: Any) -> bool:
     version = getattr(event, "originator_version", 0)
     if type(version) is not int or not INT64_MIN <= version <= INT64_MAX:
         return False
-    return holdable_json(stored)
-
-
-def holdable_json(stored: bytes) -> bool:
-    """Whether the stored JSON of an event (of a class at version 1) certainly holds no integer
-    outside a signed 64-bit integer (:func:`holdable_as_stored`, from the bytes alone)."""
     if _ESCAPE in stored:
         return False
     text = stored.translate(_NUMBERS, _DROPPED)

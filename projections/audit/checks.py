@@ -33,9 +33,6 @@ def _well_formed(account: str) -> bool:
     matched once)."""
     return _ACCOUNT.match(account) is not None
 
-
-well_formed = _well_formed
-
 Report = Callable[[str, int | None, Any, Any, str | None], None]
 """``report(kind, hand, expected, recorded, rule)``."""
 
@@ -109,12 +106,6 @@ class Conservation:
             self.report("hand_accounts_not_empty", hand, {}, {"version": version, **left},
                         "COM-3")
         self._open = negative | still
-
-    @property
-    def open(self) -> bool:
-        """Whether a problem is reported and not yet cleared (:meth:`balances` then has
-        something to look at even for an event that moves nothing)."""
-        return bool(self._open)
 
     def finish(self, balances: Mapping[str, int], hand: int | None) -> None:
         """At the end of the stream: every account but the cage sums to the net cage flow."""

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from typing import Any, cast
 from uuid import UUID
 
@@ -46,34 +47,24 @@ log = get_logger(__name__)
 SNAPSHOT_BEGIN = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
 
+@dataclass(frozen=True)
 class Stored:
-    """A stored event with its position in the notification log (the library's
-    ``StoredEvent`` made only when asked for: the audit's whole-store checks read the row)."""
+    """A stored event with its position in the notification log."""
 
-    __slots__ = ("_event", "originator_id", "originator_version", "position", "raw_state",
-                 "topic")
-
-    def __init__(self, position: int, originator_id: UUID, originator_version: int,
-                 topic: str, state: Any) -> None:
-        self.position = position
-        self.originator_id = originator_id
-        self.originator_version = originator_version
-        self.topic = topic
-        self.raw_state = state
-        """The state as the driver gives it (bytes, or text for a row rewritten by hand)."""
-        self._event: StoredEvent | None = None
+    position: int
+    event: StoredEvent
 
     @property
-    def event(self) -> StoredEvent:
-        if self._event is None:
-            self._event = StoredEvent(originator_id=self.originator_id,
-                                      originator_version=self.originator_version,
-                                      topic=self.topic, state=self.raw_state)
-        return self._event
+    def originator_version(self) -> int:
+        return int(self.event.originator_version)
+
+    @property
+    def topic(self) -> str:
+        return str(self.event.topic)
 
     @property
     def state(self) -> bytes:
-        return state_bytes(self.raw_state)
+        return state_bytes(self.event.state)
 
 
 class SnapshotReader:
@@ -103,9 +94,8 @@ class SnapshotReader:
         return {_uuid(row["originator_id"]): int(row["n"]) for row in rows}
 
     def events(self, table_id: UUID, *, gt: int = 0, lte: int | None = None,
-               page: int = 1_000, counted: bool = True) -> Iterator[Stored]:
-        """The stored events of a table after version ``gt`` (up to ``lte``), in order
-        (``counted``: in :attr:`rows_read`; a row read again is not)."""
+               page: int = 1_000) -> Iterator[Stored]:
+        """The stored events of a table after version ``gt`` (up to ``lte``), in order."""
         after = gt
         while True:
             bound = "" if lte is None else " AND originator_version <= ?"
@@ -116,11 +106,11 @@ class SnapshotReader:
                 f"SELECT {self._column} AS position, originator_version, topic, state "
                 f"FROM {self._events} WHERE originator_id = ? AND originator_version > ?"
                 f"{bound} ORDER BY originator_version LIMIT ?", (*params, page))
-            if counted:
-                self.rows_read += len(rows)
+            self.rows_read += len(rows)
             for row in rows:
-                yield Stored(int(row["position"]), table_id, int(row["originator_version"]),
-                             row["topic"], _raw(row["state"]))
+                yield Stored(int(row["position"]), StoredEvent(
+                    originator_id=table_id, originator_version=int(row["originator_version"]),
+                    topic=row["topic"], state=_raw(row["state"])))
             if len(rows) < page:
                 return
             after = int(rows[-1]["originator_version"])

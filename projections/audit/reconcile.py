@@ -111,50 +111,6 @@ class Totals:
             if change or any(accounts.JACKPOT in (t.src, t.dst) for t in transfers):
                 self.meters[code] = self.meters.get(code, 0) + change
 
-    def feed_raw(self, position: int, version: int, kind: type, moved: list[tuple[str, str, int]],
-                 flows: dict[str, int], info: TableInfo, day: str) -> None:
-        """:meth:`feed` of a plain event checked on its stored JSON
-        (:mod:`projections.audit.fastpath`: not a correction, a cage movement, a hand's ending
-        or a seat correction, no number past a signed 64-bit integer): ``moved`` its transfers
-        as (src, dst, amount), ``flows`` their net change per account, ``day`` its gaming day.
-        What the accounting view does with such an event (``Accounting.handle``): the day's
-        row, the rake, the house win of a hand's record, jackpot contributions and seeds."""
-        if position in self.left_out:
-            return
-        code = info.code
-        if self.limits is not None and version > self.limits.get((code, day), UNSEEN):
-            return
-        if position <= self.positions.get("accounting", UNSEEN):
-            row = self.accounting.get((code, day))
-            if row is None:
-                row = self.accounting[(code, day)] = {
-                    "game": info.game, "currency": info.currency, "banking": info.banking,
-                    **dict.fromkeys(SUMS, 0)}
-            if moved:
-                row["rake_minor"] += flows.get(accounts.RAKE, 0)
-                if issubclass(kind, r.HandRecord):
-                    row["house_win_minor"] += flows.get(accounts.HOUSE, 0)
-                for src, dst, amount in moved:
-                    if dst == accounts.JACKPOT and accounts.is_spot(src):
-                        row["jackpot_contributions_minor"] += amount
-                    elif dst == accounts.JACKPOT and src == accounts.HOUSE:
-                        row["jackpot_seeds_minor"] += amount
-        if position <= self.positions.get("hands", UNSEEN) and issubclass(kind, r.HandStarted):
-            self.hands[(code, day)] = self.hands.get((code, day), 0) + 1
-        if not moved:
-            return
-        if position <= self.positions.get("bankrolls", UNSEEN):
-            entry = self.transfers.setdefault((code, day), [0, 0])
-            entry[0] += len(moved)
-            entry[1] += sum(amount for _, _, amount in moved)
-            balances = self.balances.setdefault(code, {})
-            for account, change in flows.items():
-                balances[account] = balances.get(account, 0) + change
-        if position <= self.positions.get("jackpot", UNSEEN):
-            change = flows.get(accounts.JACKPOT, 0)
-            if change or any(accounts.JACKPOT in (src, dst) for src, dst, _ in moved):
-                self.meters[code] = self.meters.get(code, 0) + change
-
     def merge(self, part: Totals) -> None:
         """Add the totals of other tables (audited in another process)."""
         self.accounting.update(part.accounting)

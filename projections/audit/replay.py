@@ -88,9 +88,6 @@ class TableAudit:
                  observer: Observer | None = None, past: PastAt | None = None,
                  approvers: ApproverCheck | None = None) -> None:
         self.label = label
-        self.whole = True
-        """Whether this replay checks conservation and the bounds of each command itself
-        (False: a walk of every event does, :mod:`projections.audit.fastpath`)."""
         self.past = past
         self.approvers = approvers
         self.checkpoints: dict[int, dict[str, Any]] = {}
@@ -119,7 +116,7 @@ class TableAudit:
         if self._hand:
             self._run_hand(self._hand, complete=False)
             self._hand = []
-        if self.state is not None and not self.broken and self.whole:
+        if self.state is not None and not self.broken:
             self.conservation.finish(self.state.balances, None)
 
     def _close_group(self) -> None:
@@ -170,10 +167,9 @@ class TableAudit:
         result = GroupResult(events=group, command=command)
         self._sink = result.discrepancies
         if unbounded is not None:
-            if self.whole:
-                self._add(hand_of(group[0]), "out_of_bounds",
-                          {"bounds": "those every command has now (ledger.bounds)"},
-                          {"version": group[0].originator_version, "why": unbounded}, None)
+            self._add(hand_of(group[0]), "out_of_bounds",
+                      {"bounds": "those every command has now (ledger.bounds)"},
+                      {"version": group[0].originator_version, "why": unbounded}, None)
         elif check:
             self._redecide(result, keeper)
             self.report.events_checked += len(group)
@@ -257,8 +253,7 @@ class TableAudit:
 
     def _apply(self, event: TableEvent) -> bool:
         hand = getattr(event, "hand_no", None)
-        if self.whole:
-            self.conservation.event(event, event.originator_version)
+        self.conservation.event(event, event.originator_version)
         try:
             if isinstance(event, r.TableOpened):
                 self.state = TableState(event)
@@ -272,11 +267,10 @@ class TableAudit:
                        "error": str(exc)}, None)
             self.broken = True
             return False
-        if self.whole:
-            transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
-            touched = {a for t in transfers for a in (t.src, t.dst)}
-            self.conservation.balances(self.state.balances, event.originator_version, hand,
-                                       self.state.hand is None, touched)
+        transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
+        touched = {a for t in transfers for a in (t.src, t.dst)}
+        self.conservation.balances(self.state.balances, event.originator_version, hand,
+                                   self.state.hand is None, touched)
         if event.originator_version % CHECKPOINT_EVERY == 0:
             self.checkpoints[event.originator_version] = self.state.to_snapshot()
         return True

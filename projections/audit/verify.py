@@ -42,7 +42,6 @@ from ledger.table import TableEvent, TableOpened, chain_digest, table_id
 from ledger.tablestate import TableState
 from projections.audit.approvers import ApproverCheck
 from projections.audit.chain import ChainCheck, Copy, LogCopies, earlier_links, log_copies
-from projections.audit.fastpath import RAW_KINDS, FastTable, moment_of, raw_transfers
 from projections.audit.model import AuditReport, Discrepancy
 from projections.audit.reader import SnapshotReader, consistent_read
 from projections.audit.reconcile import (
@@ -208,16 +207,6 @@ def audit_table(app: Any, reader: SnapshotReader, tid: UUID, report: AuditReport
     walk = _Walk(wanted, totals)
     if begin is not None:
         _resume(reader, tid, begin, links, replay, walk, report)
-    if isinstance(scope, DayScope) and chain and begin is None and observer is None:
-        _walk_fast(app, reader, tid, label, report, links, replay, walk, scope, progress)
-        _unholdable(label, walk, report)
-        if check is not None:
-            report.discrepancies.extend(check.check_table(tid, label, links.digests,
-                                                          links.last_version, walk.counts,
-                                                          walk.balances_at))
-            if walk.opened is not None:
-                report.discrepancies.extend(check.unknown_table(tid, label, *walk.opened))
-        return label
     count = 0
     for stored in reader.events(tid, gt=after):
         data = None
@@ -238,17 +227,6 @@ def audit_table(app: Any, reader: SnapshotReader, tid: UUID, report: AuditReport
     if chain:
         links.finish()
     replay.finish()
-    _unholdable(label, walk, report)
-    if check is not None:
-        report.discrepancies.extend(check.check_table(tid, label, links.digests,
-                                                      links.last_version, walk.counts,
-                                                      walk.balances_at))
-        if walk.opened is not None:
-            report.discrepancies.extend(check.unknown_table(tid, label, *walk.opened))
-    return label
-
-
-def _unholdable(label: str, walk: _Walk, report: AuditReport) -> None:
     for version, hand, why in walk.left_out:
         report.discrepancies.append(Discrepancy(
             label, hand, "unholdable_value",
@@ -259,6 +237,13 @@ def _unholdable(label: str, walk: _Walk, report: AuditReport) -> None:
             label, None, "unholdable_value",
             {"account": account, "range": "a signed 64-bit integer, as the views hold"},
             {"version": version, "balance": balance}))
+    if check is not None:
+        report.discrepancies.extend(check.check_table(tid, label, links.digests,
+                                                      links.last_version, walk.counts,
+                                                      walk.balances_at))
+        if walk.opened is not None:
+            report.discrepancies.extend(check.unknown_table(tid, label, *walk.opened))
+    return label
 
 
 class _Walk:
@@ -267,11 +252,8 @@ class _Walk:
 
     def __init__(self, wanted: set[int], totals: tuple[Totals | None, Totals | None]) -> None:
         self.wanted = wanted
-        self.totals = [t for t in totals if t is not None
-                       and (t.positions or t.limits is not None)]
-        """The totals to feed (none for read models not set up: nothing to compare)."""
-        self.days = GamingDays(self.totals[0].day_start if self.totals else
-                               next((t.day_start for t in totals if t is not None), time(6)))
+        self.totals = [t for t in totals if t is not None]
+        self.days = GamingDays(self.totals[0].day_start if self.totals else time(6))
         self.info: TableInfo | None = None
         self.opened: tuple[datetime, str] | None = None
         """When and in which time zone the table opened (when its opening was read)."""
@@ -314,95 +296,6 @@ class _Walk:
             self.balances_at[version] = {a: b for a, b in self.balances.items() if b}
 
 
-    def step_raw(self, position: int, version: int, kind: type, moment: datetime,
-                 moved: list[tuple[str, str, int]], known: tuple[time, str]) -> None:
-        """:meth:`step` of a plain event checked on its stored JSON (``moved``: its transfers;
-        it holds no number past a signed 64-bit integer; it opens no table)."""
-        self.count += 1
-        flows: dict[str, int] = {}
-        for src, dst, amount in moved:
-            flows[src] = flows.get(src, 0) - amount
-            flows[dst] = flows.get(dst, 0) + amount
-        flows = {a: c for a, c in flows.items() if c}
-        for account, change in flows.items():
-            balance = self.balances.get(account, 0) + change
-            self.balances[account] = balance
-            if not INT64_MIN <= balance <= INT64_MAX and account not in self.unholdable:
-                self.unholdable[account] = (version, balance)
-        if self.info is not None and self.totals:
-            day = known[1] if known[0] == self.days.start \
-                else self.days(moment, self.info.timezone)
-            for totals in self.totals:
-                totals.feed_raw(position, version, kind, moved, flows, self.info,
-                                day if totals.day_start == self.days.start
-                                else gaming_day(moment, self.info.timezone, totals.day_start))
-        if version in self.wanted:
-            self.counts[version] = self.count
-            self.balances_at[version] = {a: b for a, b in self.balances.items() if b}
-
-
-def _walk_fast(app: Any, reader: SnapshotReader, tid: UUID, label: str, report: AuditReport,
-               links: ChainCheck, replay: TableAudit, walk: _Walk, scope: DayScope,
-               progress: Progress | None) -> None:
-    """A table in a day-limited audit (:mod:`projections.audit.fastpath`): every row through
-    the chain, the command log, conservation, the bounds and the totals; the replay only from
-    the first event of the day on (fed every event before it first, read again)."""
-
-    def decode(stored: Any, data: dict[str, Any] | None) -> TableEvent | None:
-        return _decode(app, stored, label, None, data)
-
-    fast = FastTable(label, report, scope.day, scope.start, decode)
-    replay.whole = False
-    live, fed, count = False, 0, 0
-    for stored in reader.events(tid):
-        version = stored.originator_version
-        data = links.feed(version, stored.topic, stored.state).data
-        kind = RAW_KINDS.get(stored.topic) if data is not None and not live else None
-        if kind is not None and walk.info is not None:
-            assert data is not None
-            moment = moment_of(data.get("timestamp"))
-            moved = raw_transfers(kind, data) if moment is not None else None
-            day = fast.day_of(moment)
-            if moved is not None and day is not None and day != scope.day \
-                    and fast.plain(kind, data, stored.state, moved):
-                walk.step_raw(stored.position, version, kind, moment,  # type: ignore[arg-type]
-                              moved, (scope.start, day))
-                fast.after_plain(version, kind, data, moved, walk.balances, stored.event)
-                count += 1
-                if progress is not None and count % 500 == 0:
-                    progress(500)
-                continue
-        event = _decode(app, stored.event, label, None if fast.broken else report,
-                        data) if data is not None else None
-        fast.before_event(event, stored.event)
-        walk.step(stored.position, version, event)
-        if event is not None:
-            fast.after_event(event, walk.balances)
-        if not live and (event is None or fast.triggers(event.timestamp)):
-            live = True
-            for before in reader.events(tid, gt=fed, lte=version - 1, counted=False):
-                again = decode(before.event, None)
-                if again is None:
-                    replay.broken = True
-                elif not replay.broken:
-                    replay.feed(again)
-        if live:
-            if event is None:
-                replay.broken = True
-            elif not replay.broken:
-                replay.feed(event)
-            fed = version
-        count += 1
-        if progress is not None and count % 500 == 0:
-            progress(500)
-    if progress is not None:
-        progress(count % 500)
-    links.finish()
-    if live:
-        replay.finish()
-    fast.finish(walk.balances)
-
-
 def _resume(reader: SnapshotReader, tid: UUID, begin: dict[str, Any], links: ChainCheck,
             replay: TableAudit, walk: _Walk, report: AuditReport) -> None:
     """Start a table's audit at its sealed head: the head must still be there, unchanged."""
@@ -437,20 +330,14 @@ def _command_log(reader: SnapshotReader, tid: UUID,
             if v > after)
 
 
-class DayScope:
-    """Decide again only what happened on gaming day ``day`` (hands by their start)."""
-
-    def __init__(self, day: str, start: time) -> None:
-        self.day, self.start = day, start
-
-    def __call__(self, state: TableState | None, event: TableEvent) -> bool:
-        zone = state.timezone if state is not None else getattr(event, "timezone", "UTC")
-        return gaming_day(event.timestamp, zone, self.start) == self.day
-
-
 def day_scope(day: str, start: time) -> Scope:
     """Decide again only what happened on gaming day ``day`` (hands by their start)."""
-    return DayScope(day, start)
+
+    def in_day(state: TableState | None, event: TableEvent) -> bool:
+        zone = state.timezone if state is not None else getattr(event, "timezone", "UTC")
+        return gaming_day(event.timestamp, zone, start) == day
+
+    return in_day
 
 
 def hand_scope(hand_no: int) -> Scope:
