@@ -79,21 +79,30 @@ class PydanticMapper(Mapper[UUID]):
         over any the bytes hold, as :meth:`from_data` sets them. Rows that need an upcast, or
         that the fast path refuses for any reason, take :meth:`from_data`, which decides the
         outcome (and the error) exactly as before: the fast path accepts nothing it refuses."""
-        raw = state_bytes(stored_event.state)
-        cls = _resolve(stored_event.topic)
-        if cls.class_version == 1 and raw[:1] == b"{" and raw[-1:] == b"}" \
-                and b'"class_version"' not in raw:
-            try:
-                event = cls.__pydantic_validator__.validate_json(
-                    raw[:-1] + b',"originator_id":"%s","originator_version":%d}'
-                    % (str(stored_event.originator_id).encode(),
-                       stored_event.originator_version))
-            except Exception:  # the full path below decides and reports
-                pass
-            else:
-                event.keep_stored(raw)
-                return event
+        event = self.fast_event(stored_event.topic, stored_event.state,
+                                str(stored_event.originator_id).encode(),
+                                stored_event.originator_version)
+        if event is not None:
+            return event
         return self.from_data(stored_event, json.loads(stored_event.state))
+
+    @staticmethod
+    def fast_event(topic: str, state: Any, stream_id: bytes, version: int) -> Any:
+        """The fast path of :meth:`to_domain_event` (``stream_id``: the row's id as text): the
+        event, or None where it does not apply (an upcast is due, the JSON is not a plain
+        object) or pydantic refuses the row, which the full path then decides and reports."""
+        raw = state_bytes(state)
+        cls = _resolve(topic)
+        if cls.class_version != 1 or raw[:1] != b"{" or raw[-1:] != b"}" \
+                or b'"class_version"' in raw:
+            return None
+        try:
+            event = cls.__pydantic_validator__.validate_json(
+                raw[:-1] + b',"originator_id":"%s","originator_version":%d}' % (stream_id, version))
+        except Exception:  # the full path decides and reports
+            return None
+        event.keep_stored(raw)
+        return event
 
     def from_data(self, stored_event: StoredEvent, data: dict[str, Any]) -> Any:
         """The event of a stored row whose JSON is already parsed (``data`` is consumed)."""

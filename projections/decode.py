@@ -15,14 +15,12 @@ and the error exactly as before. So the events the views see are the mapper's, v
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
-from eventsourcing.utils import resolve_topic
 
-from ledger.persistence import PydanticMapper, state_bytes
+from ledger.persistence import PydanticMapper
 from projections.db import Store
 
 Row = tuple[int, Any, int, str, Any]
@@ -56,11 +54,6 @@ def rows_of(notes: Sequence[Any]) -> list[Row]:
     return [(n.id, n.originator_id, n.originator_version, n.topic, n.state) for n in notes]
 
 
-@cache
-def _resolve(topic: str) -> Any:
-    return resolve_topic(topic)
-
-
 class Decoder:
     """Decodes rows into events, as the application's ``mapper.to_domain_event`` does."""
 
@@ -83,16 +76,9 @@ class Decoder:
         uid, text = self.stream_id(stored_id)
         if self._fast and type(version) is int:
             try:
-                cls = _resolve(topic)
-                raw = state_bytes(state)
-                fast = cls.class_version == 1 and raw[:1] == b"{" and raw[-1:] == b"}" \
-                    and b'"class_version"' not in raw
-                event = cls.__pydantic_validator__.validate_json(
-                    raw[:-1] + b',"originator_id":"%s","originator_version":%d}'
-                    % (text, version)) if fast else None
-            except Exception:  # the mapper below decides and reports
+                event = PydanticMapper.fast_event(topic, state, text, version)
+            except Exception:  # an unknown topic, a state of another type: the mapper reports
                 event = None
             if event is not None:
-                event.keep_stored(raw)
                 return event
         return self._mapper.to_domain_event(StoredEvent(uid, version, topic, state))
