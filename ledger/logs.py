@@ -131,8 +131,7 @@ class _WhenImported:
 
         def exec_module(module: Any) -> None:
             run(module)
-            if _pending:
-                _apply(module, *_pending.pop())
+            _apply_pending(module)
 
         loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec
@@ -147,9 +146,18 @@ def _structlog() -> Any:
     """structlog, imported, with the configuration asked for applied."""
     import structlog
 
-    if _pending:
-        _apply(structlog, *_pending.pop())
+    _apply_pending(structlog)
     return structlog
+
+
+def _apply_pending(structlog: Any) -> None:
+    """Apply the configuration waiting, if another thread has not just taken it (``pop`` is
+    atomic; testing first and popping after is not)."""
+    try:
+        waiting = _pending.pop()
+    except IndexError:
+        return
+    _apply(structlog, *waiting)
 
 
 def _apply(structlog: Any, level: str, fmt: str, file: TextIO | None) -> None:
