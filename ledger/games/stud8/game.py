@@ -282,8 +282,11 @@ class StudHiLo(Game[StudConfig, StudHand]):
         """COM-6: a player who leaves during the hand folds at once, in turn or not, all-in
         too (the hand holds a decision for it until the showdown): its chips stay in the pots
         as dead money, except the part no other player matched, which goes back to it
-        (STUD8-11)."""
-        if hand.phase == "settle" or not hand.seat(seat).live:
+        (STUD8-11). A seat that has shown or mucked at the showdown has made its last decision:
+        its leaving folds nothing (folding the last hand shown would leave no hand to win the
+        pots, and they would stay on the spots)."""
+        folding = hand.seat(seat)
+        if hand.phase == "settle" or not folding.live or folding.showdown is not None:
             return []
         return [PlayerActed(hand_no=hand.hand_no, seat=seat, action="fold", rule="COM-6")]
 
