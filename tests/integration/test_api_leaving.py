@@ -149,3 +149,36 @@ def test_stud8_11_the_issue_case_over_http(api: tuple[TestClient, Tokens]) -> No
         (1, "returned", 500, "STUD8-11")]
     assert sum(p["amount"] for p in event["pots"]) == 600
     audit_is_clean(client, tokens, "STUD-L")
+
+
+def test_com_6_stud8_11_everyone_else_leaves_before_the_deal_over_http(
+        api: tuple[TestClient, Tokens]) -> None:
+    """Three seats ante 2.00; before third street is dealt seats 1 and 3 leave (COM-6: each
+    folds at once). The hand waits for settlement only, settles as an uncontested hand that ends
+    on third street (seat 2 wins the antes, no rake, STUD8-11), the next hand starts, and the
+    audit, which decides the settlement again, finds the record exact."""
+    client, tokens = api
+    device = open_table(client, tokens, "STUD-L", "stud-hilo",
+                        {1: 20_000, 2: 20_000, 3: 20_000}, rake_bps=1_000)
+    device.send("/hands")
+    device.send("/departures", seat=1)
+    left = device.send("/departures", seat=3)
+    assert left["step"]["kind"] == "settle"
+    settled = device.send("/hands/current/settle")
+    results = settled["results"]
+    assert {s["seat"]: s["net"] for s in results["seats"]} == {1: -200, 2: 400, 3: -200}
+    assert results["rake"] == 0 and results["house"] == 0
+    (event,) = [e for e in settled["events"] if e["type"] == "HandSettled"]
+    assert event["rake"] == []
+    assert [(p["amount"], p["rake"], p["high_winners"]) for p in event["pots"]] == [
+        (600, 0, [2])]
+    assert {(o["seat"], o["result"], o["rule"]) for o in event["outcomes"]} == {
+        (1, "lose", "STUD8-2"), (2, "win", "STUD8-2"), (3, "lose", "STUD8-2")}
+    device.send("/seats", seat=1, player="p9")
+    device.send("/buy-ins", seat=1, amount=20_000)
+    started = device.send("/hands")
+    assert [e["type"] for e in started["events"]].count("WagerPlaced") == 2
+    assert started["step"]["kind"] == "deal"
+    audit_is_clean(client, tokens, "STUD-L")
+    whole = client.get("/audit/verify", headers=bearer(tokens.auditor))
+    assert whole.status_code == 200 and whole.json()["ok"], whole.text

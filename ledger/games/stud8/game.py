@@ -379,7 +379,7 @@ def _acted(hand: StudHand, record: PlayerActed) -> StudHand:
         "contributed": s.contributed + record.amount, "street_bet": s.street_bet + record.amount,
     }
     if record.action == "fold":
-        update["folded_on"] = hand.street or 3
+        update["folded_on"] = hand.betting_street
     live = hand.live
     s = replaced(s, **update)
     action = StreetAction(seat=record.seat, action=record.action, amount=record.amount)

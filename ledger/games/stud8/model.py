@@ -171,6 +171,14 @@ class StudHand(HandBase):
         return live
 
     @property
+    def betting_street(self) -> int:
+        """The street whose rules govern the hand's betting and its ending: third street before
+        the deal too, since the antes are posted for it (STUD8-1). A seat that leaves after the
+        antes folds on third street (COM-6), and a hand every other seat left before the deal
+        ends on third street: won uncontested and not raked (STUD8-2, STUD8-11)."""
+        return self.street or 3
+
+    @property
     def pot_total(self) -> int:
         return sum(s.contributed for s in self.seats)
 

@@ -85,7 +85,7 @@ def settle(config: StudConfig, hand: StudHand) -> HandSettled:
     contesting = [s.seat for s in live if by_fold or s.showdown != "muck"]
     pots = potmath.build_pots(contributed, contesting)
     rakes = potmath.rake_by_pot(pots, config.rake_bps, config.rake_cap, config.chip_unit,
-                                exempt=hand.street <= 3)
+                                exempt=hand.betting_street <= 3)
     lines: list[PotLine] = []
     for pot, rake in zip(pots, rakes, strict=True):
         line, pot_outcomes, sinks = _split(config, hand, pot, rake, by_fold)
@@ -140,7 +140,9 @@ def _split(
     paid_low = potmath.share_out(low_amount, low_winners, config.chip_unit)
     tie = len(high_winners) > 1 or len(low_winners) > 1
     if by_fold:
-        rule = STREET_RULES[hand.street]
+        # Won uncontested on the street the others folded on; when they all left after the
+        # antes, before the deal, that is third street (COM-6, STUD8-2, STUD8-11).
+        rule = STREET_RULES[hand.betting_street]
     else:
         rule = "STUD8-8" if tie else ("STUD8-9" if pot.index else "STUD8-7")
     sinks: list[Sink] = []

@@ -291,3 +291,51 @@ def test_stud8_9_settlement_is_reproducible_from_the_hand() -> None:
     settle(ex)
     assert settle_hand(config, hand) == settled(ex)
     assert isinstance(settled(ex), HandSettled)
+
+
+
+def test_com_6_stud8_11_everyone_else_leaves_before_the_deal_the_last_seat_wins_the_antes() -> None:
+    """COM-6: seats that leave after the antes, before third street is dealt, fold at once; the
+    last seat wins the antes uncontested, settled as a hand that ends on third street: nothing
+    uncalled when the antes are equal, no rake (STUD8-11)."""
+    ex = recorded_table({1: BIG, 2: BIG, 3: BIG}, rake_bps=1_000)
+    assert ex.state.hand.street == 0
+    for seat in (1, 3):
+        ex.execute(UnseatPlayer(command_id=cid(), table=TABLE, seat=seat))
+    assert step(ex).kind == "settle"
+    hand, config = ex.state.hand, ex.config
+    settle(ex)
+    record = settled(ex)
+    assert record.rake == ()
+    [pot] = record.pots
+    assert (pot.amount, pot.rake, pot.eligible, pot.high_winners, pot.low_winners) == (
+        600, 0, (2,), (2,), ())
+    assert not any(o.wager == "uncalled" for o in record.outcomes)
+    by_seat = {o.seat: o for o in record.outcomes}
+    assert (by_seat[2].result, by_seat[2].amount, by_seat[2].rule, by_seat[2].note) == (
+        "win", 400, "STUD8-2", "others folded")
+    for seat in (1, 3):
+        assert (by_seat[seat].result, by_seat[seat].amount, by_seat[seat].rule) == (
+            "lose", -200, "STUD8-2")
+    assert stack(ex, 2) == BIG + 400
+    assert ex.state.hand is None and not any(k.startswith("spot:") for k in ex.state.balances)
+    assert settle_hand(config, hand) == record  # what the audit re-decides
+
+
+def test_stud8_11_a_hand_left_before_the_deal_settles_as_one_folded_on_third_street() -> None:
+    """The other seat leaving after the antes, before the deal, settles the antes exactly as
+    its folding on third street does once the bring-in is returned uncalled (COM-6, STUD8-11)."""
+    left = recorded_table({1: BIG, 2: BIG}, rake_bps=1_000)
+    left.execute(UnseatPlayer(command_id=cid(), table=TABLE, seat=1))
+    settle(left)
+    folded = recorded_table({1: BIG, 2: BIG}, rake_bps=1_000)
+    deal(folded, {1: "Ah Kh 9d", 2: "Qs Qd 2c"})
+    act(folded, 2, "bring_in")
+    act(folded, 1, "fold")
+    settle(folded)
+    before, after = settled(left), settled(folded)
+    assert before.pots == after.pots and before.rake == after.rake == ()
+    assert [o for o in before.outcomes if o.wager == "pot0"] == [
+        o for o in after.outcomes if o.wager == "pot0"]
+    assert next(o for o in after.outcomes if o.wager == "uncalled").stake == 500
+    assert stack(left, 2) == stack(folded, 2) == BIG + 200
