@@ -339,3 +339,19 @@ def test_stud8_11_a_hand_left_before_the_deal_settles_as_one_folded_on_third_str
         o for o in after.outcomes if o.wager == "pot0"]
     assert next(o for o in after.outcomes if o.wager == "uncalled").stake == 500
     assert stack(left, 2) == stack(folded, 2) == BIG + 200
+
+
+def test_com_6_stud8_11_the_last_seat_leaving_too_before_the_deal_still_wins_the_antes() -> None:
+    """The first seat to leave folds (COM-6); the last seat is then alone in the hand, does not
+    fold when it leaves too, and is paid the antes, unraked, like any uncontested third-street
+    winner (STUD8-2, STUD8-11)."""
+    ex = recorded_table({1: BIG, 2: BIG}, rake_bps=1_000)
+    assert isinstance(ex.execute(UnseatPlayer(command_id=cid(), table=TABLE, seat=1))[0],
+                      PlayerActed)
+    only = ex.execute(UnseatPlayer(command_id=cid(), table=TABLE, seat=2))
+    assert not any(isinstance(r, PlayerActed) for r in only)
+    settle(ex)
+    record = settled(ex)
+    assert record.rake == () and [(o.seat, o.result, o.rule) for o in record.outcomes] == [
+        (1, "lose", "STUD8-2"), (2, "win", "STUD8-2")]
+    assert (stack(ex, 1), stack(ex, 2)) == (BIG - 200, BIG + 200)
