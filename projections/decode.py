@@ -14,7 +14,6 @@ and the error exactly as before. So the events the views see are the mapper's, v
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
@@ -47,11 +46,6 @@ def select(store: Store, after: int, limit: int, stop: int | None = None) -> lis
         return [(r["id"], r["originator_id"], r["originator_version"], r["topic"], r["state"])
                 for r in found]
     return [(r[0], r[1], r[2], r[3], r[4]) for r in found]
-
-
-def rows_of(notes: Sequence[Any]) -> list[Row]:
-    """The library's notifications as rows."""
-    return [(n.id, n.originator_id, n.originator_version, n.topic, n.state) for n in notes]
 
 
 class Decoder:

@@ -347,10 +347,6 @@ class Runner:
                 views=stale,
             )
 
-    def _decode(self, notes: Sequence[Any]) -> list[Item]:
-        """The items of the library's notifications (:meth:`_decode_rows`)."""
-        return self._decode_rows(decode.rows_of(notes))
-
     def _decode_rows(self, rows: Sequence[decode.Row]) -> list[Item]:
         """The items of a page of the log (:func:`projections.decode.select`), screened."""
         events: list[tuple[int, Any, TableEvent]] = []

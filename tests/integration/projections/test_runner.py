@@ -8,6 +8,7 @@ import pytest
 
 from ledger.application import LedgerApp
 from ledger.errors import LedgerError, NotFound
+from projections import decode
 from projections.base import Item, View
 from projections.registry import VIEW_TYPES
 from projections.runner import Runner, _Moved
@@ -87,12 +88,12 @@ def test_a_batch_read_at_a_stale_position_is_refused(app: LedgerApp) -> None:
     slow, fast = Runner(app, batch_size=40), Runner(app, batch_size=40)
     slow.setup()
     positions = {v.name: 0 for v in slow.views}
-    notes = app.recorder.select_notifications(0, 40, inclusive_of_start=False)
-    items = slow._decode(notes)
+    rows = decode.select(slow.store, 0, 40)
+    items = slow._decode_rows(rows)
     fast.catch_up(max_batches=1)
     before = dump_views(app, ALL_TABLES)
     with pytest.raises(_Moved):
-        slow._apply(items, positions, int(notes[-1].id))
+        slow._apply(items, positions, int(rows[-1][0]))
     assert dump_views(app, ALL_TABLES) == before
     slow.catch_up()
     after = dump_views(app, ALL_TABLES)
