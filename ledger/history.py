@@ -64,8 +64,7 @@ def hand_events(app: Ledger, code: str, hand_no: int) -> list[TableEvent]:
             table=code,
             hand=hand_no,
         )
-    return _hand_from(app, code, hand_no, _hand_start(app, table_id(code), hand_no,
-                                                      table.version))
+    return _hand_from(app, code, hand_no, _hand_start(app, tid, hand_no, table.version))
 
 
 def _hand_from(app: LedgerApp, code: str, hand_no: int, start: int) -> list[TableEvent]:
