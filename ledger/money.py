@@ -18,11 +18,27 @@ MINOR_PER_UNIT = 100
 _AMOUNT = re.compile(r"^\s*(-)?(\d{1,15})(?:\.(\d{1,2}))?\s*$")
 
 
+_MINOR_UNITS = {
+    0: "BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF",
+    2: "AED AFN ALL AMD AOA ARS AUD AWG AZN BAM BBD BDT BMD BND BOB BOV BRL BSD BTN BWP BYN BZD "
+       "CAD CDF CHE CHF CHW CNY COP COU CRC CUP CVE CZK DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP "
+       "GEL GHS GIP GMD GTQ GYD HKD HNL HTG HUF IDR ILS INR IRR JMD KES KGS KHR KPW KYD KZT LAK "
+       "LBP LKR LRD LSL MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO "
+       "NOK NPR NZD PAB PEN PGK PHP PKR PLN QAR RON RSD RUB SAR SBD SCR SDG SEK SGD SHP SLE SOS "
+       "SRD SSP STN SVC SYP SZL THB TJS TMT TOP TRY TTD TWD TZS UAH USD USN UYU UZS VED VES WST "
+       "XAD XCD XCG YER ZAR ZMW ZWG",
+    3: "BHD IQD JOD KWD LYD OMR TND",
+    4: "CLF UYW",
+}
+"""ISO 4217's currencies with minor units, by their number of decimals (funds and metals, which
+have none, left out). Written out here rather than read from the ``iso4217`` package at each
+start (its table is parsed from XML at import, a tenth of a short command's start); a test holds
+it equal to that package's."""
+
+
 @cache
 def _exponents() -> dict[str, int]:
-    from iso4217 import Currency
-
-    return {c.code: c.exponent for c in Currency if c.exponent is not None}
+    return {code: places for places, codes in _MINOR_UNITS.items() for code in codes.split()}
 
 
 def currencies() -> tuple[str, ...]:

@@ -117,11 +117,13 @@ def test_a_sqlite_store_never_imports_postgresql(tmp_path: Path) -> None:
 #: What a command about one hand, or the help, does not need: the HTTP API and its server, the
 #: PostgreSQL driver, the seals' and sealed decks' cryptography, structlog (no line is logged),
 #: rich (nothing is printed on standard error), the numeric reports, the whole-store audit's
-#: seal check and process pool, and the rules of the games the table does not play.
+#: seal check and process pool, the rules of the games the table does not play, and the ISO 4217
+#: package (``ledger.money`` holds its table of minor units).
 NOT_FOR_ONE_HAND = ("fastapi", "starlette", "uvicorn", "psycopg", "cryptography", "structlog",
                     "rich", "numpy", "multiprocessing", "ledger.api", "ledger.pgstore",
                     "projections.audit.sealcheck", "projections.audit.parallel",
-                    "ledger.games.caribbean", "ledger.games.hcf", "ledger.games.chinese")
+                    "ledger.games.caribbean", "ledger.games.hcf", "ledger.games.chinese",
+                    "iso4217")
 #: What ``ledger --help`` does not need besides: pydantic, the settings, the store, the events,
 #: the games and the read side.
 NOT_FOR_HELP = ("fastapi", "psycopg", "cryptography", "structlog", "numpy", "pydantic",

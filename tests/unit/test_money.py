@@ -55,6 +55,15 @@ def test_com_2_iso_4217_minor_units_and_unknown_codes() -> None:
         assert err.value.code == "unknown_currency"
 
 
+def test_com_2_the_minor_units_are_iso_4217s() -> None:
+    """The table written out in ``ledger.money`` is the ``iso4217`` package's."""
+    from iso4217 import Currency
+
+    from ledger.money import _exponents
+
+    assert _exponents() == {c.code: c.exponent for c in Currency if c.exponent is not None}
+
+
 def test_stud8_11_hcf_13_chp_11_rake_methods_in_one_form_in_currency_units() -> None:
     from projections.rake import method_text
 
