@@ -43,7 +43,7 @@ PLAYER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$"
 
 
 class Command(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     command_id: Name
     table: TableCode = Field(pattern=TABLE_CODE_PATTERN)

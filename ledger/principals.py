@@ -42,7 +42,7 @@ _COLUMNS = "principal_id, name, role, created_at, created_by, revoked_at, revoke
 class Actor(BaseModel):
     """Who caused an event: ``token:<id>`` (API) or ``cli:<name>`` (command line)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     id: str
     role: str | None = None

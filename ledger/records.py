@@ -26,7 +26,9 @@ Target = int | Literal["dealer", "community"]
 
 
 class Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: a model's validator and serializer are built when first used, not at import
+    # (most of the records, events and commands are never used by a command about one hand).
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Transfer(Record):

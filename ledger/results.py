@@ -38,7 +38,7 @@ from ledger import records as r
 class SeatResult(BaseModel):
     """One seat's result over a hand (minor units; see the module for each field)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     seat: int
     player: str
@@ -57,7 +57,7 @@ class SeatResult(BaseModel):
 class DesignatedPlayerResult(BaseModel):
     """The designated player's line (HCF-14): its stack's change over the hand."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     seat: int
     player: str
@@ -68,7 +68,7 @@ class HandResults(BaseModel):
     """Every seat's result and the table's lines; ``sum(seat.net) + house +
     designated_player.net + rake + jackpot == 0``."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     hand_no: int
     status: str = Field(description="settled, voided or cancelled.")

@@ -59,7 +59,7 @@ class ChainBroken(LedgerError):
 class TableEvent(BaseModel):
     """The envelope every table event carries."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     class_version: ClassVar[int] = 1
 
     __slots__ = ("_stored",)
@@ -292,7 +292,7 @@ class Table:
 class TableSnapshot(BaseModel):
     """The state of a table at one version, so a cold load replays only what came after."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     class_version: ClassVar[int] = 1
 
     originator_id: UUID

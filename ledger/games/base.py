@@ -63,7 +63,7 @@ class CorrectionPolicy(BaseModel):
     corrected. Defaults (argued in the README): 72 hours, two approvers above 1,000.00 in a
     currency of two decimals (100,000 minor units)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     window_hours: int = Field(default=72, ge=1, le=24 * 366)
     second_approver_above: int | None = Field(default=100_000, ge=0)
@@ -76,7 +76,7 @@ class ConfigBase(BaseModel):
     Changing any of it is an approved configuration change (COM-4), recorded as an event.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     game: str
     card_source: CardSource = "rng"
@@ -115,7 +115,7 @@ class ConfigBase(BaseModel):
 class HandBase(BaseModel):
     """Base of every game's hand state (frozen; ``evolve`` returns a new one)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     game: str
     hand_no: int

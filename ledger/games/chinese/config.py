@@ -95,7 +95,7 @@ class BuyHistory(Record):
 class ChineseMemo(BaseModel):
     """The table-level memory of the game: each player's buy history (CHP-8)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     buys: dict[str, BuyHistory] = Field(default_factory=dict)
 

@@ -146,7 +146,7 @@ class HcfMemo(BaseModel):
     the first seat offered in it; the next hand's offer starts clockwise after it.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     position: int | None = None
     hand_no: int = 0
