@@ -46,7 +46,7 @@ from psycopg_pool import ConnectionPool
 
 from ledger import availability
 from ledger.errors import InvalidInput
-from ledger.persistence import COMMANDS_TABLE, TOKENS_TABLE, CommandRow
+from ledger.persistence import COMMANDS_TABLE, TOKENS_TABLE, CommandRow, corrections_index
 from ledger.sidetables import postgres_ddl
 
 SCHEMA_LOCK_KEY = 0x1ED6E45C
@@ -313,6 +313,10 @@ class LedgerPostgresRecorder(SchemaLocked, PostgresApplicationRecorder):
         self.sql_create_statements.extend(
             SQL(ddl).format() for ddl in postgres_ddl(self.datastore.schema)
         )
+        quoted = ".".join('"' + name.replace('"', '""') + '"'
+                          for name in (self.datastore.schema, self.events_table_name))
+        self.sql_create_statements.append(
+            SQL(corrections_index(self.events_table_name, quoted)).format())
         self._insert_command = SQL(
             "INSERT INTO {}.{} (command_id, table_id, command, payload_sha256, result) "
             "VALUES (%s, %s, %s, %s, %s)"

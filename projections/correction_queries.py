@@ -62,13 +62,12 @@ def correction_events(app: Any, code: str, hand_no: int, *, after: int = 0) -> l
     command costs the same whether or not the follower has run."""
     from ledger.fleet import app_of
     from ledger.records import HandCorrected, SeatCorrected
-    from ledger.table import EVENT_FOR, table_id, topic_of
+    from ledger.table import table_id
 
     app = app_of(app, code)
     tid = table_id(code)
-    topics = {topic_of(EVENT_FOR[cls]) for cls in (HandCorrected, SeatCorrected)}
     found = []
-    for stored in _stored_of(app, tid, after, topics):
+    for stored in _stored_of(app, tid, after):
         event = app.mapper.to_domain_event(stored)
         if (isinstance(event, HandCorrected) and event.hand == hand_no) or (
                 isinstance(event, SeatCorrected)
@@ -77,31 +76,35 @@ def correction_events(app: Any, code: str, hand_no: int, *, after: int = 0) -> l
     return found
 
 
-def _stored_of(app: Any, tid: Any, after: int, topics: set[str]) -> Iterator[Any]:
-    """The table's stored rows after ``after`` with one of ``topics``, in version order: the
-    versions chosen by the database (only the topic of each row is compared, no row is made
-    of the others), then those rows read; through the recorder's API page by page for a
-    recorder other than the library's SQLite or PostgreSQL one."""
+def _stored_of(app: Any, tid: Any, after: int) -> Iterator[Any]:
+    """The table's stored correction events after ``after``, in version order: found by the
+    database through the corrections index (``ledger.persistence.CORRECTIONS_WHERE``; without
+    it, by comparing the topic of each of the table's rows after ``after``), then read;
+    through the recorder's API page by page for a recorder other than the library's SQLite or
+    PostgreSQL one."""
     from eventsourcing.persistence import StoredEvent
     from eventsourcing.sqlite import SQLiteApplicationRecorder
 
-    from ledger.persistence import loaded_classes, state_bytes
+    from ledger.persistence import (
+        CORRECTION_TOPICS,
+        CORRECTIONS_WHERE,
+        loaded_classes,
+        state_bytes,
+    )
 
     if not isinstance(app.recorder, (SQLiteApplicationRecorder, *loaded_classes(
             "eventsourcing.postgres", "PostgresApplicationRecorder"))):
         while True:
             page = app.recorder.select_events(tid, gt=after, limit=_PAGE)
-            yield from (s for s in page if s.topic in topics)
+            yield from (s for s in page if s.topic in CORRECTION_TOPICS)
             if len(page) < _PAGE:
                 return
             after = page[-1].originator_version
     store = Store(app.recorder)
-    ordered = sorted(topics)
-    marks = ", ".join("?" for _ in ordered)
     rows = store.fetchall(
         "SELECT originator_version AS v, topic, state FROM {" + store.events_table + "} "
-        f"WHERE originator_id = ? AND originator_version > ? AND topic IN ({marks}) "
-        "ORDER BY originator_version", (tid if store.postgres else tid.hex, after, *ordered))
+        f"WHERE originator_id = ? AND originator_version > ? AND {CORRECTIONS_WHERE} "
+        "ORDER BY originator_version", (tid if store.postgres else tid.hex, after))
     for row in rows:
         yield StoredEvent(originator_id=tid, originator_version=int(row["v"]),
                           topic=row["topic"], state=state_bytes(row["state"]))

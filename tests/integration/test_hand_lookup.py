@@ -85,3 +85,43 @@ def test_an_altered_hand_number_is_read_through_and_the_replay_says_the_chain_is
             assert f"v{version}" in result.output, result.output
     finally:
         configure("WARNING")
+
+
+def test_a_hands_corrections_are_found_through_the_corrections_index(
+        app: LedgerApp) -> None:
+    """A hand's corrections are looked up through a partial index that holds the correction
+    events alone (the replay reads none of the table's other rows after the hand); a store
+    made without that index gets it when next opened. The index's topics are those of the
+    correction events."""
+    from ledger.persistence import CORRECTION_TOPICS, CORRECTIONS_WHERE
+    from ledger.records import HandCorrected, SeatCorrected
+    from ledger.table import EVENT_FOR, topic_of
+    from projections.db import Store
+
+    topics = tuple(topic_of(EVENT_FOR[c]) for c in (HandCorrected, SeatCorrected))
+    assert topics == CORRECTION_TOPICS
+    assert f"topic IN ({', '.join(repr(t) for t in topics)})" == CORRECTIONS_WHERE
+    store = Store(app.recorder)
+    index = f"{store.events_table}_corrections"
+
+    def indexes() -> set[str]:
+        if store.postgres:
+            rows = store.fetchall("SELECT indexname AS name FROM pg_indexes WHERE schemaname = ?",
+                                  (app.settings.postgres_schema,))
+        else:
+            rows = store.fetchall("SELECT name FROM sqlite_master WHERE type = 'index'")
+        return {str(r["name"]) for r in rows}
+
+    assert index in indexes()
+    if not store.postgres:
+        plan = store.fetchall(
+            "EXPLAIN QUERY PLAN SELECT originator_version FROM {" + store.events_table + "} "
+            f"WHERE originator_id = ? AND originator_version > ? AND {CORRECTIONS_WHERE} "
+            "ORDER BY originator_version", (table_id(CODE).hex, 0))
+        assert any(index in str(row["detail"]) for row in plan), plan
+    with store.transaction() as tx:
+        tx.execute(f"DROP INDEX {f'{store.schema}.{index}' if store.postgres else index}")
+    assert index not in indexes()
+    again = LedgerApp(app.settings)
+    again.close()
+    assert index in indexes()
