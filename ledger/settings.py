@@ -1,21 +1,33 @@
-"""Settings from ``LEDGER_*`` environment variables (and an optional ``.env`` file)."""
+"""Settings from ``LEDGER_*`` environment variables (and an optional ``.env`` file).
+
+They are read as pydantic-settings reads them (``BaseSettings`` with the prefix ``LEDGER_``,
+names in any case, the ``.env`` file of the working directory below the environment, what the
+code passes above both), and a test holds the two equal; but without importing pydantic-settings
+where there is no ``.env`` file: that package and what it imports (asyncio, the parsers of its
+other sources) take some 40 ms of every command's start. Only a ``.env`` file is read through it.
+"""
 
 from __future__ import annotations
 
+import os
 from datetime import time
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
-from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 DEFAULT_SQLITE_URL = "sqlite:///var/ledger.sqlite3"
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+ENV_PREFIX = "LEDGER_"
+ENV_FILE = ".env"
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="LEDGER_", env_file=".env", extra="ignore")
+class SettingsFields(BaseModel):
+    """The settings' fields and their checks (:class:`Settings` reads them)."""
+
+    # As pydantic-settings' BaseSettings: defaults are validated too; other names are ignored.
+    model_config = ConfigDict(extra="ignore", validate_default=True)
 
     database_url: str = DEFAULT_SQLITE_URL
     """``sqlite:///relative/path``, ``sqlite:////absolute/path`` or ``postgresql://user@host/db``."""
@@ -98,6 +110,48 @@ class Settings(BaseSettings):
         if level not in get_args(LogLevel):
             raise ValueError(f"not a log level: use one of {', '.join(get_args(LogLevel))}")
         return level
+
+
+class Settings(SettingsFields):
+    """The settings: what the code passes, else ``LEDGER_<NAME>`` from the environment (the name
+    in any case), else from the ``.env`` file of the working directory, else the default.
+    ``_env_file``: another file than ``.env``, or None for none."""
+
+    def __init__(self, _env_file: str | Path | None = ENV_FILE, **values: Any) -> None:
+        super().__init__(**sourced(type(self), values, _env_file))
+
+
+def sourced(cls: type[BaseModel], given: dict[str, Any],
+            env_file: str | Path | None) -> dict[str, Any]:
+    """The values of ``cls``'s fields from their sources, highest last (as pydantic-settings
+    merges them): the ``.env`` file, the environment, then ``given`` (a name in any case)."""
+    fields = cls.model_fields
+    found: dict[str, Any] = {}
+    if env_file is not None:
+        path = Path(env_file).expanduser()
+        if path.is_file() or path.is_fifo():
+            found.update(_env_file_values(cls, env_file))
+    environ = {key.lower(): value for key, value in os.environ.items()}
+    prefix = ENV_PREFIX.lower()
+    for name in fields:
+        value = environ.get(prefix + name)
+        if value is not None:
+            found[name] = value
+    passed: dict[str, Any] = {}
+    for key, value in given.items():
+        name = key.lower()
+        if name in fields:
+            passed.setdefault(name, value)  # the first of the names that match one field
+    return {**found, **passed}
+
+
+def _env_file_values(cls: type[BaseModel], env_file: str | Path) -> dict[str, Any]:
+    """What pydantic-settings reads from ``env_file`` for ``cls`` (names it does not know
+    included: validation ignores them)."""
+    from pydantic_settings import DotEnvSettingsSource
+
+    return DotEnvSettingsSource(cls, env_file=env_file, env_prefix=ENV_PREFIX,  # type: ignore[arg-type]
+                                case_sensitive=False)()
 
 
 @lru_cache(maxsize=1)

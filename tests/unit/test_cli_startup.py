@@ -118,12 +118,13 @@ def test_a_sqlite_store_never_imports_postgresql(tmp_path: Path) -> None:
 #: PostgreSQL driver, the seals' and sealed decks' cryptography, structlog (no line is logged),
 #: rich (nothing is printed on standard error), the numeric reports, the whole-store audit's
 #: seal check and process pool, the rules of the games the table does not play, and the ISO 4217
-#: package (``ledger.money`` holds its table of minor units).
+#: package (``ledger.money`` holds its table of minor units), and pydantic-settings and what it
+#: imports (asyncio, dotenv: without a ``.env`` file ``ledger.settings`` reads the environment).
 NOT_FOR_ONE_HAND = ("fastapi", "starlette", "uvicorn", "psycopg", "cryptography", "structlog",
                     "rich", "numpy", "multiprocessing", "ledger.api", "ledger.pgstore",
                     "projections.audit.sealcheck", "projections.audit.parallel",
                     "ledger.games.caribbean", "ledger.games.hcf", "ledger.games.chinese",
-                    "iso4217")
+                    "iso4217", "pydantic_settings", "dotenv", "asyncio")
 #: What ``ledger --help`` does not need besides: pydantic, the settings, the store, the events,
 #: the games and the read side.
 NOT_FOR_HELP = ("fastapi", "psycopg", "cryptography", "structlog", "numpy", "pydantic",
