@@ -112,13 +112,23 @@ def _made_hand(m2: int, m3: int, m4: int) -> tuple[int, int, int]:
             pair = rest.bit_length() - 1  # the second trips of 3-3-1 plays as the pair
             return pack(FULL_HOUSE, (trips,) * 3 + (pair,) * 2), FULL_MASK, 0
         return pack(THREE_OF_A_KIND, (trips,) * 3), 1 << trips, 2
-    pairs = DESCENDING[m2]
+    pairs = _ranks_down(m2)
     if len(pairs) >= 2:
         high, low = pairs[0], pairs[1]
         return pack(TWO_PAIR, (high, high, low, low)), 1 << high | 1 << low, 1
     if pairs:
         return pack(ONE_PAIR, (pairs[0],) * 2), m2, 3
     return pack(HIGH_CARD, ()), 0, 5
+
+
+def _ranks_down(mask: int) -> list[int]:
+    """The ranks of ``mask``, highest first (``DESCENDING[mask]``, without the table)."""
+    ranks = []
+    while mask:
+        top = mask.bit_length() - 1
+        ranks.append(top)
+        mask ^= 1 << top
+    return ranks
 
 
 def _shapes(by_size: tuple[tuple[int, ...], ...]) -> Iterator[tuple[int, int, int]]:
@@ -164,6 +174,36 @@ def _rank_strengths() -> dict[int, int]:
     return table
 
 
+def _rank_strength(key: object) -> int:
+    """``RANK_STRENGTH[key]`` worked out alone, without the tables (the same strength as the
+    table's; a ``KeyError`` for a key no multiset of at most seven cards has)."""
+    if not isinstance(key, int) or key < 0:
+        raise KeyError(key)
+    held = [0, 0, 0, 0, 0]  # held[n]: the mask of the ranks held at least n times
+    rest = key
+    for rank in range(RANK_COUNT):
+        rest, count = divmod(rest, 5)
+        for times in range(1, count + 1):
+            held[times] |= 1 << rank
+    _, m1, m2, m3, m4 = held
+    if rest or m1.bit_count() + m2.bit_count() + m3.bit_count() + m4.bit_count() > MAX_CARDS:
+        raise KeyError(key)
+    base, excluded, kicker_count = _made_hand(m2, m3, m4)
+    kickers, free = 0, m1 & (FULL_MASK ^ excluded)
+    for position in range(kicker_count - 1, -1, -1):  # as ``_KICK[kicker_count][free]``
+        if free:
+            top = free.bit_length() - 1
+            kickers |= (top + 1) << 4 * position
+            free ^= 1 << top
+    made = base | kickers
+    if base >> 20 < STRAIGHT:
+        for top, run in STRAIGHTS:  # best first
+            if m1 & run == run:
+                straight = pack(STRAIGHT, straight_ranks(top))
+                return straight if straight > made else made
+    return made
+
+
 def _flush_strengths() -> tuple[int, ...]:
     broadway = pack(STRAIGHT, straight_ranks(ACE))
     royal = pack(ROYAL_FLUSH, straight_ranks(ACE))
@@ -183,19 +223,32 @@ def _flush_strengths() -> tuple[int, ...]:
     return tuple(table)
 
 
+ALONE = 256
+"""Keys of :data:`RANK_STRENGTH` worked out one by one before the whole table is built."""
+
+
 class _RankTable(dict[int, int]):
-    """:data:`RANK_STRENGTH`, built on its first use rather than at import (a tenth of a second:
-    most commands never evaluate a hand, ``ledger --help`` among them). It is the whole table
-    once read: a key it lacks is a ``KeyError``, as in a plain dict."""
+    """:data:`RANK_STRENGTH`, built on demand rather than at import (a tenth of a second: most
+    commands never evaluate a hand, ``ledger --help`` among them). The first :data:`ALONE` keys
+    looked up are worked out one by one (:func:`_rank_strength`: the few dozen hands of one
+    hand's replay cost a fraction of the whole table's 76,155 keys); the next builds the whole
+    table. Anything but a lookup (``in``, ``len``, iterating) builds it too. It is the whole
+    table once built: a key it lacks is a ``KeyError``, as in a plain dict."""
+
+    whole = False
 
     def _built(self) -> _RankTable:
-        if not dict.__len__(self):
+        if not self.whole:
             self.update(_rank_strengths())
+            self.whole = True
         return self
 
     def __missing__(self, key: int) -> int:
-        if dict.__len__(self):
+        if self.whole:
             raise KeyError(key)
+        if dict.__len__(self) < ALONE:
+            value = self[key] = _rank_strength(key)
+            return value
         return self._built()[key]
 
     def __iter__(self) -> Iterator[int]:

@@ -132,7 +132,8 @@ NOT_FOR_HELP = ("fastapi", "psycopg", "cryptography", "structlog", "numpy", "pyd
                 "ledger.table", "ledger.records", "ledger.games", "projections")
 
 # Runs `ledger ARGS...` and, at exit, writes the modules imported by then to the file named
-# first, and whether the high hand's rank table was built.
+# first, whether any of the high hand's rank table was worked out, and whether it was built
+# whole.
 _LIST_MODULES = """
 import atexit, json, sys
 
@@ -141,8 +142,9 @@ listing, args = sys.argv[1], sys.argv[2:]
 def listed():
     tables = sys.modules.get("ledger.evaluation._high_tables")
     built = tables is not None and dict.__len__(tables.RANK_STRENGTH) > 0
+    whole = tables is not None and tables.RANK_STRENGTH.whole
     with open(listing, "w") as f:
-        json.dump({"modules": sorted(sys.modules), "rank_table": built}, f)
+        json.dump({"modules": sorted(sys.modules), "rank_table": built, "whole": whole}, f)
 
 atexit.register(listed)
 from ledger.cli import main
@@ -167,6 +169,7 @@ def test_one_hand_and_the_help_import_only_what_they_use(tmp_path: Path) -> None
                               cwd=tmp_path, env=env, capture_output=True, text=True)
         assert done.returncode == 0, (args, done.stdout, done.stderr)
         found = json.loads(listing.read_text())
+        assert not found["whole"], args  # one hand's few evaluations are worked out alone
         return set(found["modules"]), bool(found["rank_table"])
 
     def among(modules: set[str], names: tuple[str, ...]) -> list[str]:

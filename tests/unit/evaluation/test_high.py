@@ -307,3 +307,34 @@ def test_stud8_7_all_133784560_seven_card_hands_have_the_textbook_category_count
         by_category[category(value)] += count
     assert dict(by_category) == TEXTBOOK_SEVEN_CARD_COUNTS
     assert len(strengths) == 4_824  # distinct 7-card hand values
+
+
+def test_a_rank_key_worked_out_alone_is_the_tables() -> None:
+    """The first keys looked up in the rank table are worked out one by one: each is the whole
+    table's strength, and a key no multiset of at most seven cards has is a ``KeyError``
+    either way; past those keys the whole table is built."""
+    from ledger.evaluation._high_tables import (
+        ALONE,
+        POW5,
+        _rank_strength,
+        _rank_strengths,
+        _RankTable,
+    )
+
+    whole = _rank_strengths()
+    assert all(_rank_strength(key) == strength for key, strength in whole.items())
+    eight = 4 * POW5[12] + 4 * POW5[11]  # four aces and four kings: eight cards
+    for bad in (-1, 5 ** 13, eight, "AK", 1.5, None):
+        assert bad not in whole
+        with pytest.raises(KeyError):
+            _rank_strength(bad)
+    table = _RankTable()
+    with pytest.raises(KeyError):
+        table[eight]
+    keys = list(whole)[: ALONE + 1]
+    assert [table[key] for key in keys[:ALONE]] == [whole[key] for key in keys[:ALONE]]
+    assert not table.whole and dict.__len__(table) == ALONE
+    assert table[keys[ALONE]] == whole[keys[ALONE]] and table.whole
+    assert dict(table) == whole
+    with pytest.raises(KeyError):
+        table[eight]
