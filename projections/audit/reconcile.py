@@ -39,7 +39,7 @@ from ledger.accounts import net_flows
 from ledger.table import TableEvent
 from projections.accounting import SUMS, Accounting
 from projections.audit.model import Discrepancy
-from projections.base import Item
+from projections.base import Item, ancestry, field_of
 from projections.context import TableInfo, _zone, gaming_day
 from projections.db import iso
 from projections.unholdable import too_large
@@ -80,10 +80,12 @@ class Totals:
             self.meters[code] = balances[accounts.JACKPOT]
 
     def feed(self, position: int, event: TableEvent, info: TableInfo, *,
-             screened: bool = False, day: str | None = None) -> None:
+             screened: bool = False, day: str | None = None,
+             flows: dict[str, int] | None = None) -> None:
         """``screened``: the caller found already that the event holds no number the views
         cannot store (``too_large`` is None; an event that does is not fed); ``day``: its
-        gaming day, when the caller worked it out."""
+        gaming day, when the caller worked it out; ``flows``: ``net_flows`` of its transfers,
+        when the caller worked them out (not changed here)."""
         if position in self.left_out or (not screened and too_large(event) is not None):
             return  # left out of the views too (projections.unholdable)
         if day is None:
@@ -92,22 +94,29 @@ class Totals:
         if self.limits is not None and event.originator_version > self.limits.get(
                 (code, day), UNSEEN):
             return
-        if position <= self.positions.get("accounting", UNSEEN):
-            self._accounting.handle(Item(position, event, info, day, ""))
-        if position <= self.positions.get("hands", UNSEEN) and isinstance(event, r.HandStarted):
+        positions = self.positions
+        transfers: tuple[r.Transfer, ...] = field_of(event, "transfers", ())
+        if transfers and flows is None:
+            flows = net_flows(transfers)
+        if position <= positions.get("accounting", UNSEEN):
+            item = Item(position, event, info, day, "")
+            if flows is not None:
+                item._flows = flows  # what Item.flows works out of the same transfers
+            self._accounting.handle(item)
+        if position <= positions.get("hands", UNSEEN) \
+                and r.HandStarted in ancestry(event.__class__):
             self.hands[(code, day)] = self.hands.get((code, day), 0) + 1
-        transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
-        if not transfers:
+        if not transfers or flows is None:
             return
-        if position <= self.positions.get("bankrolls", UNSEEN):
+        if position <= positions.get("bankrolls", UNSEEN):
             entry = self.transfers.setdefault((code, day), [0, 0])
             entry[0] += len(transfers)
             entry[1] += sum(t.amount for t in transfers)
             balances = self.balances.setdefault(code, {})
-            for account, change in net_flows(transfers).items():
+            for account, change in flows.items():
                 balances[account] = balances.get(account, 0) + change
-        if position <= self.positions.get("jackpot", UNSEEN):
-            change = net_flows(transfers).get(accounts.JACKPOT, 0)
+        if position <= positions.get("jackpot", UNSEEN):
+            change = flows.get(accounts.JACKPOT, 0)
             if change or any(accounts.JACKPOT in (t.src, t.dst) for t in transfers):
                 self.meters[code] = self.meters.get(code, 0) + change
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, time, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
 from ledger import accounts
@@ -54,6 +54,7 @@ from projections.audit.reconcile import (
     view_positions,
 )
 from projections.audit.replay import Observer, Scope, TableAudit
+from projections.base import ancestry, field_of
 from projections.context import TableInfo, gaming_day, parse_day
 from projections.db import iso
 from projections.unholdable import INT64_MAX, INT64_MIN, too_large
@@ -276,21 +277,27 @@ class _Walk:
         if event is not None:
             where = too_large(event)  # once an event: the totals are fed only what passes
             if where is not None:
-                self.left_out.append((version, getattr(event, "hand_no", None),
+                self.left_out.append((version, field_of(event, "hand_no"),
                                       f"{where} is outside a signed 64-bit integer"))
-            if isinstance(event, TableOpened):
-                self.info = TableInfo.of(event)
-                self.opened = (event.timestamp, event.timezone)
-            for account, change in net_flows(getattr(event, "transfers", ())).items():
-                balance = self.balances.get(account, 0) + change
-                self.balances[account] = balance
-                if not INT64_MIN <= balance <= INT64_MAX and account not in self.unholdable:
-                    self.unholdable[account] = (version, balance)
+            if TableOpened in ancestry(event.__class__):
+                opened = cast(TableOpened, event)
+                self.info = TableInfo.of(opened)
+                self.opened = (opened.timestamp, opened.timezone)
+            transfers: tuple[r.Transfer, ...] = field_of(event, "transfers", ())
+            flows = net_flows(transfers) if transfers else None  # once, for all below
+            if flows:
+                balances = self.balances
+                for account, change in flows.items():
+                    balance = balances.get(account, 0) + change
+                    balances[account] = balance
+                    if not INT64_MIN <= balance <= INT64_MAX and account not in self.unholdable:
+                        self.unholdable[account] = (version, balance)
             if self.info is not None and where is None and self.totals:
                 day = self.days(event.timestamp, self.info.timezone)
                 for totals in self.totals:
                     totals.feed(position, event, self.info, screened=True,
-                                day=day if totals.day_start == self.days.start else None)
+                                day=day if totals.day_start == self.days.start else None,
+                                flows=flows)
         if version in self.wanted:
             self.counts[version] = self.count
             self.balances_at[version] = {a: b for a, b in self.balances.items() if b}
