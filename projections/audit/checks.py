@@ -15,13 +15,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel
 
 from ledger import accounts
 from ledger import records as r
 from ledger.accounts import net_flows
+from projections.base import ancestry, field_of
 
 _ACCOUNT = re.compile(r"^(cage|house|rake|jackpot|bank|player:.+|owed:.+|spot:\d+:.+)$")
 NON_NEGATIVE = ("player:", "spot:", "bank", "rake", "jackpot")
@@ -47,37 +48,44 @@ class Conservation:
 
     def event(self, event: BaseModel, version: int) -> None:
         """Checks on one event by itself (before it is applied)."""
-        hand = getattr(event, "hand_no", None)
-        transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
-        for t in transfers:
-            if t.amount <= 0 or t.src == t.dst or not (_well_formed(t.src)
-                                                        and _well_formed(t.dst)):
-                self.report("transfer_invalid", hand, "a positive amount between two "
-                            "different accounts", {"version": version, **t.model_dump()},
-                            t.rule)
-        if sum(net_flows(transfers).values()) != 0:
-            self.report("transfers_unbalanced", hand, 0, sum(net_flows(transfers).values()),
-                        None)
-        if isinstance(event, r.ChipsBoughtIn):
-            self.bought += event.amount
-            self._stated(event.amount, transfers, accounts.CAGE, "out", version, None)
-        elif isinstance(event, r.ChipsCashedOut):
-            self.cashed += event.amount
-            self._stated(event.amount, transfers, accounts.CAGE, "in", version, None)
-        elif isinstance(event, r.TableFilled):
-            self.bought += event.amount
-            self._stated(event.amount, transfers, accounts.CAGE, "out", version, None)
-        elif isinstance(event, r.TableCredited):
-            self.cashed += event.amount
-            self._stated(event.amount, transfers, accounts.CAGE, "in", version, None)
-        elif isinstance(event, r.MovementCorrected | r.OwedSettled):  # COR-2/5: the cage moves
+        isa = ancestry(event.__class__)  # isinstance by a set lookup (projections.base.Item)
+        hand = field_of(event, "hand_no")
+        transfers: tuple[r.Transfer, ...] = field_of(event, "transfers", ())
+        if transfers:  # none: nothing to check, and they sum to zero
+            for t in transfers:
+                if t.amount <= 0 or t.src == t.dst or not (_well_formed(t.src)
+                                                            and _well_formed(t.dst)):
+                    self.report("transfer_invalid", hand, "a positive amount between two "
+                                "different accounts", {"version": version, **t.model_dump()},
+                                t.rule)
+            unbalanced = sum(net_flows(transfers).values())
+            if unbalanced != 0:
+                self.report("transfers_unbalanced", hand, 0, unbalanced, None)
+        if r.ChipsBoughtIn in isa:
+            amount = cast(r.ChipsBoughtIn, event).amount
+            self.bought += amount
+            self._stated(amount, transfers, accounts.CAGE, "out", version, None)
+        elif r.ChipsCashedOut in isa:
+            amount = cast(r.ChipsCashedOut, event).amount
+            self.cashed += amount
+            self._stated(amount, transfers, accounts.CAGE, "in", version, None)
+        elif r.TableFilled in isa:
+            amount = cast(r.TableFilled, event).amount
+            self.bought += amount
+            self._stated(amount, transfers, accounts.CAGE, "out", version, None)
+        elif r.TableCredited in isa:
+            amount = cast(r.TableCredited, event).amount
+            self.cashed += amount
+            self._stated(amount, transfers, accounts.CAGE, "in", version, None)
+        elif r.MovementCorrected in isa or r.OwedSettled in isa:  # COR-2/5: the cage moves
             self.bought += sum(t.amount for t in transfers if t.src == accounts.CAGE)
             self.cashed += sum(t.amount for t in transfers if t.dst == accounts.CAGE)
-        elif isinstance(event, r.WagerPlaced):
+        elif r.WagerPlaced in isa:
+            wager = cast(r.WagerPlaced, event)
             moved = sum(t.amount for t in transfers if accounts.is_spot(t.dst))
-            if moved != event.amount:
+            if moved != wager.amount:
                 self.report("amount_mismatch", hand, {"version": version, "amount": moved},
-                            {"version": version, "amount": event.amount}, event.rule)
+                            {"version": version, "amount": wager.amount}, wager.rule)
 
     def _stated(self, amount: int, transfers: Sequence[r.Transfer], account: str, way: str,
                 version: int, hand: int | None) -> None:
@@ -125,8 +133,9 @@ def rake_check(hand_events: Sequence[BaseModel], report: Report) -> None:
         return
     flow = 0
     for event in hand_events:
-        transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
-        flow += net_flows(transfers).get(accounts.RAKE, 0)
+        transfers: tuple[r.Transfer, ...] = field_of(event, "transfers", ())
+        if transfers:
+            flow += net_flows(transfers).get(accounts.RAKE, 0)
     lines = sum(line.amount for line in settled.rake)
     if lines != flow:
         rule = settled.rake[0].rule if settled.rake else None

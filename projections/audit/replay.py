@@ -35,6 +35,7 @@ from projections.audit.checks import Conservation, rake_check
 from projections.audit.commands import command_for
 from projections.audit.compare import compare_records, record_type
 from projections.audit.model import AuditReport, Discrepancy
+from projections.base import ancestry, field_of
 
 Scope = Callable[[TableState | None, TableEvent], bool]
 PastAt = Callable[[int], Past]
@@ -252,11 +253,11 @@ class TableAudit:
         return None
 
     def _apply(self, event: TableEvent) -> bool:
-        hand = getattr(event, "hand_no", None)
+        hand = field_of(event, "hand_no")
         self.conservation.event(event, event.originator_version)
         try:
-            if isinstance(event, r.TableOpened):
-                self.state = TableState(event)
+            if r.TableOpened in ancestry(event.__class__):
+                self.state = TableState(cast(r.TableOpened, event))
             elif self.state is None:
                 raise LedgerError("corrupt_stream", "the stream does not begin with TableOpened")
             else:
@@ -267,7 +268,7 @@ class TableAudit:
                        "error": str(exc)}, None)
             self.broken = True
             return False
-        transfers: tuple[r.Transfer, ...] = getattr(event, "transfers", ())
+        transfers: tuple[r.Transfer, ...] = field_of(event, "transfers", ())
         touched = {a for t in transfers for a in (t.src, t.dst)}
         self.conservation.balances(self.state.balances, event.originator_version, hand,
                                    self.state.hand is None, touched)
