@@ -40,6 +40,7 @@ from ledger.commands import (
     UnseatPlayer,
     VoidHand,
 )
+from projections.base import ancestry
 
 AUDIT_ID = "audit"
 _MADE: dict[tuple[Any, ...], Command] = {}
@@ -54,56 +55,58 @@ def command_for(
 
     ``recorded_source``: the table's cards come from a device (COM-8), so a deal carries them.
     """
-    first, last = group[0], group[-1]
+    first: Any = group[0]  # its kind is found by a set lookup (projections.base.ancestry)
+    last: Any = group[-1]
     base = {"command_id": AUDIT_ID, "table": code}
-    if isinstance(last, r.PlayerUnseated):
+    if r.PlayerUnseated in ancestry(last.__class__):
         return _made(UnseatPlayer, base, seat=last.seat, reason=last.reason)
-    if isinstance(first, r.TableOpened):
+    isa = ancestry(first.__class__)
+    if r.TableOpened in isa:
         return _made(OpenTable, base, game=first.game, currency=first.currency,
                      timezone=first.timezone, config=dict(first.config),
                      opened_by=first.opened_by)
-    if isinstance(first, r.ConfigChanged):
+    if r.ConfigChanged in isa:
         return _made(ChangeConfig, base, config=dict(first.config), approver=first.approver,
                      reason=first.reason)
-    if isinstance(first, r.PlayerSeated):
+    if r.PlayerSeated in isa:
         return _made(SeatPlayer, base, seat=first.seat, player=first.player)
-    if isinstance(first, r.ChipsBoughtIn):
+    if r.ChipsBoughtIn in isa:
         return _made(BuyIn, base, seat=first.seat, amount=first.amount, kind=first.kind)
-    if isinstance(first, r.ChipsCashedOut):
+    if r.ChipsCashedOut in isa:
         return _made(CashOut, base, seat=first.seat, amount=first.amount)
-    if isinstance(first, r.InventoryCounted | r.TableFilled | r.TableCredited):
+    if r.InventoryCounted in isa or r.TableFilled in isa or r.TableCredited in isa:
         chips = {c.denomination: c.count for c in first.chips}
-        if isinstance(first, r.InventoryCounted):
+        if r.InventoryCounted in isa:
             return _made(CountInventory, base, moment=first.moment, chips=chips,
                          signers=first.signers)
-        kind = Fill if isinstance(first, r.TableFilled) else Credit
+        kind = Fill if r.TableFilled in isa else Credit
         return _made(kind, base, chips=chips, signers=first.signers)
-    if isinstance(first, r.HandStarted):
+    if r.HandStarted in isa:
         return _made(StartHand, base)
-    if isinstance(first, r.WagerPlaced):
+    if r.WagerPlaced in isa:
         return _made(PlaceWager, base, seat=first.seat, kind=first.kind, amount=first.amount)
-    if isinstance(first, r.CardsDealt):
+    if r.CardsDealt in isa:
         return _made(DealCards, base, cards=recorded_cards(first) if recorded_source else None)
-    if isinstance(first, r.PlayerActed):
+    if r.PlayerActed in isa:
         return _act(base, first, group)
-    if isinstance(first, r.CardsRevealed):
+    if r.CardsRevealed in isa:
         return _made(Reveal, base)
-    if isinstance(first, r.HandSettled | r.HandCancelled):
+    if r.HandSettled in isa or r.HandCancelled in isa:
         return _made(Settle, base)
-    if isinstance(first, r.HandCorrected):
+    if r.HandCorrected in isa:
         return _made(CorrectHand, base, hand=first.hand, fixes=first.fixes,
                      approvers=first.approvers, reason=first.reason)
-    if isinstance(first, r.MovementCorrected):
+    if r.MovementCorrected in isa:
         return _made(CorrectMovement, base, version=first.original_version,
                      amount=first.amount, approvers=first.approvers, reason=first.reason)
-    if isinstance(first, r.SeatCorrected):
+    if r.SeatCorrected in isa:
         return _made(CorrectSeat, base, seat=first.seat, player=first.player,
                      from_hand=first.from_hand, to_hand=first.to_hand,
                      approvers=first.approvers, reason=first.reason)
-    if isinstance(first, r.OwedSettled):
+    if r.OwedSettled in isa:
         return _made(SettleOwed, base, player=first.player, amount=first.amount,
                      approvers=first.approvers, reason=first.reason)
-    if isinstance(first, r.HandVoided):
+    if r.HandVoided in isa:
         return _made(VoidHand, base, reason=first.reason, approved_by=first.approved_by)
     return None
 

@@ -124,9 +124,9 @@ class TableAudit:
         group, self._group = self._group, []
         if not group:
             return
-        if self._hand or any(isinstance(e, r.HandStarted) for e in group):
+        if self._hand or any(r.HandStarted in ancestry(e.__class__) for e in group):
             self._hand.append(group)
-            if any(isinstance(e, r.HAND_ENDINGS) for e in group):
+            if any(_is_ending(e) for e in group):
                 hand, self._hand = self._hand, []
                 self._run_hand(hand, complete=True)
             return
@@ -139,9 +139,10 @@ class TableAudit:
 
     def _run_hand(self, groups: list[list[TableEvent]], *, complete: bool) -> None:
         events = [e for g in groups for e in g]
-        ending = next((e for e in events if isinstance(e, r.HAND_ENDINGS)), None)
+        ending = next((e for e in events if _is_ending(e)), None)
         keeper = AuditDeckKeeper(getattr(ending, "deck", None), getattr(ending, "salt", None))
-        started = next((e for e in events if isinstance(e, r.HandStarted)), events[0])
+        started = next((e for e in events if r.HandStarted in ancestry(e.__class__)),
+                       events[0])
         check = self._in_scope(started)
         for group in groups:
             self._run_group(group, keeper, check)
@@ -291,11 +292,20 @@ class TableAudit:
         self._add(hand, kind, expected, recorded, rule)
 
 
+_ENDINGS = frozenset(r.HAND_ENDINGS)
+
+
+def _is_ending(event: TableEvent) -> bool:
+    """``isinstance(event, r.HAND_ENDINGS)``, by a set lookup."""
+    return not _ENDINGS.isdisjoint(ancestry(event.__class__))
+
+
 def hand_of(event: TableEvent) -> int | None:
     """The hand an event belongs to, or corrects (COR-1)."""
-    if isinstance(event, r.HandCorrected):
-        return event.hand
-    return getattr(event, "hand_no", None)
+    if r.HandCorrected in ancestry(event.__class__):
+        return cast(r.HandCorrected, event).hand
+    hand: int | None = field_of(event, "hand_no")
+    return hand
 
 
 def _summary(event: TableEvent) -> dict[str, Any]:
