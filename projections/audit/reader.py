@@ -102,18 +102,20 @@ class SnapshotReader:
             params: list[Any] = [self._key(table_id), after]
             if lte is not None:
                 params.append(lte)
-            rows = self.tx.fetchall(
+            cursor = self.tx.cursor  # rows as the driver gives them (no dict made of each)
+            cursor.execute(self.store.sql(
                 f"SELECT {self._column} AS position, originator_version, topic, state "
                 f"FROM {self._events} WHERE originator_id = ? AND originator_version > ?"
-                f"{bound} ORDER BY originator_version LIMIT ?", (*params, page))
+                f"{bound} ORDER BY originator_version LIMIT ?"), (*params, page))
+            rows = [_columns(row) for row in cursor.fetchall()]
             self.rows_read += len(rows)
-            for row in rows:
-                yield Stored(int(row["position"]), StoredEvent(
-                    originator_id=table_id, originator_version=int(row["originator_version"]),
-                    topic=row["topic"], state=_raw(row["state"])))
+            for position, version, topic, state in rows:
+                yield Stored(int(position), StoredEvent(
+                    originator_id=table_id, originator_version=int(version),
+                    topic=topic, state=_raw(state)))
             if len(rows) < page:
                 return
-            after = int(rows[-1]["originator_version"])
+            after = int(rows[-1][1])
 
     def first(self, table_id: UUID) -> Stored | None:
         """Version 1 of a table's stream (its opening), if stored."""
@@ -227,6 +229,14 @@ def pinned(store: Store) -> Iterator[Store]:
     """``store`` read in one snapshot for the duration of the block."""
     with snapshot_transaction(store) as tx:
         yield cast(Store, PinnedStore(store, tx))
+
+
+def _columns(row: Any) -> tuple[Any, Any, Any, Any]:
+    """(position, version, topic, state) of an event row (a mapping on PostgreSQL, a sequence
+    on SQLite)."""
+    if isinstance(row, dict):
+        return row["position"], row["originator_version"], row["topic"], row["state"]
+    return row[0], row[1], row[2], row[3]
 
 
 def _raw(state: Any) -> Any:

@@ -76,7 +76,8 @@ class GroupResult:
     checked: bool = False
     discrepancies: list[Discrepancy] = field(default_factory=list)
     balances: dict[str, int] | None = None
-    """Every account's balance once the group is applied (None when it could not be)."""
+    """Every account's balance once the group is applied (None when it could not be; given
+    only to an observer)."""
 
 
 Observer = Callable[[GroupResult], None]
@@ -179,7 +180,7 @@ class TableAudit:
             if not self._apply(event):
                 break
         else:
-            if self.state is not None:
+            if self.state is not None and self.observer is not None:  # only an observer reads it
                 result.balances = dict(self.state.balances)
         self._sink = None
         self.report.discrepancies.extend(result.discrepancies)
