@@ -7,7 +7,7 @@
 - :mod:`~ledger.evaluation.chinese`: Chinese Poker segments, fouls, automatic wins.
 
 This package imports nothing from the ledger but :mod:`ledger.cards` and :mod:`ledger.errors`:
-no I/O, no logging. Its tables are built in memory at import.
+no I/O, no logging. Its tables are built in memory, each at its first use.
 """
 
 from __future__ import annotations

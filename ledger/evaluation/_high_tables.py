@@ -1,4 +1,4 @@
-"""The lookup tables behind :mod:`ledger.evaluation.high`, built once at import.
+"""The lookup tables behind :mod:`ledger.evaluation.high`, each built once, at its first use.
 
 Strength encoding (public; see ``high``): ``category << 20 | n1 << 16 | n2 << 12 | n3 << 8 |
 n4 << 4 | n5`` where ``n = rank index + 1`` and 0 means "no card".
@@ -29,6 +29,7 @@ from ledger.evaluation._masks import (
     MASK_COUNT,
     RANK_COUNT,
     STRAIGHTS,
+    LazyTable,
     straight_ranks,
 )
 
@@ -55,9 +56,9 @@ def _mask_keys() -> tuple[int, ...]:
     return tuple(keys)
 
 
-def _kickers() -> dict[int, tuple[int, ...]]:
+def _kickers() -> list[tuple[int, ...]]:
     """``table[count][mask]``: the top ``count`` ranks of ``mask``, packed in ``count`` nibbles."""
-    tables = {0: (0,) * MASK_COUNT}
+    tables = [(0,) * MASK_COUNT]
     for count in range(1, 6):
         shorter = tables[count - 1]
         shift = 4 * (count - 1)
@@ -65,7 +66,7 @@ def _kickers() -> dict[int, tuple[int, ...]]:
         for mask in range(1, MASK_COUNT):
             top = mask.bit_length() - 1
             table[mask] = (top + 1) << shift | shorter[mask ^ (1 << top)]
-        tables[count] = tuple(table)
+        tables.append(tuple(table))
     return tables
 
 
@@ -84,9 +85,9 @@ def _straight_values() -> tuple[int, ...]:
     return tuple(table)
 
 
-MASK_KEY = _mask_keys()
-_KICK = _kickers()
-_STRAIGHT = _straight_values()
+MASK_KEY: LazyTable[int] = LazyTable(_mask_keys)
+_KICK: LazyTable[tuple[int, ...]] = LazyTable(_kickers)
+_STRAIGHT: LazyTable[int] = LazyTable(_straight_values)
 
 
 def _by_size() -> tuple[tuple[int, ...], ...]:
@@ -277,5 +278,5 @@ RANK_STRENGTH: dict[int, int] = _RankTable()
 """Rank-multiset key -> best non-flush strength, for every multiset of 0..7 cards (0 -> 0);
 built on first use."""
 
-FLUSH_STRENGTH: tuple[int, ...] = _flush_strengths()
+FLUSH_STRENGTH: LazyTable[int] = LazyTable(_flush_strengths)
 """Rank mask of one suit (5+ ranks) -> its flush or straight flush strength; 0 otherwise."""

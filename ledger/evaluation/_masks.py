@@ -1,12 +1,36 @@
 """Rank masks: the small precomputed tables every evaluator shares.
 
 A *rank mask* is a 13-bit integer with bit ``r`` set when rank ``r`` (0..12 = 2..A) is present.
-Everything here is computed once at import from plain arithmetic; nothing is read from disk.
+Everything here is computed from plain arithmetic; nothing is read from disk. The tables of one
+entry per mask are :class:`LazyTable`: made at their first lookup, not at import.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
 from ledger.cards import DECK_SIZE
+
+_V = TypeVar("_V")
+
+
+class LazyTable(dict[int, _V]):
+    """A table made whole by ``build`` (its entries in key order from 0) at its first lookup
+    rather than at import: a command that evaluates no hand, or only a few with other tables,
+    does not make it (those of this package take a tenth of a short command's start). Then
+    a lookup is a plain dict's, and a key it lacks is a ``KeyError``. Only a lookup
+    (``table[key]``) makes it."""
+
+    def __init__(self, build: Callable[[], Sequence[_V]]) -> None:
+        super().__init__()
+        self._build = build
+
+    def __missing__(self, key: int) -> _V:
+        if dict.__len__(self):
+            raise KeyError(key)
+        self.update(enumerate(self._build()))
+        return self[key]
 
 RANK_COUNT = 13
 MASK_COUNT = 1 << RANK_COUNT
@@ -26,7 +50,7 @@ def _descending() -> tuple[tuple[int, ...], ...]:
     return tuple(table)
 
 
-DESCENDING: tuple[tuple[int, ...], ...] = _descending()
+DESCENDING: LazyTable[tuple[int, ...]] = LazyTable(_descending)
 """``DESCENDING[mask]``: the ranks present in ``mask``, highest first."""
 
 
@@ -71,7 +95,7 @@ def _runs() -> tuple[int, ...]:
     return tuple(table)
 
 
-RUNS: tuple[int, ...] = _runs()
+RUNS: LazyTable[int] = LazyTable(_runs)
 """``RUNS[mask]`` = ``length << 4 | top rank`` of the mask's best run; 0 for the empty mask."""
 
 

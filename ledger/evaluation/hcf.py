@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ledger.evaluation._masks import DESCENDING, MASK_COUNT, RANK_BIT, RUNS
+from ledger.evaluation._masks import DESCENDING, MASK_COUNT, RANK_BIT, RUNS, LazyTable
 
 __all__ = [
     "DEFAULT_FLUSH_BONUS_PAYTABLE",
@@ -44,11 +44,10 @@ STRAIGHT_FLUSH_BONUS_MIN_LENGTH = 3  # HCF-10: the Straight Flush Bonus needs a 
 
 # Per-mask comparison keys, shifted left by 2 to hold the suit in the low bits, so that the
 # max of the four suits' keys is the best suit, ties going to the higher suit.
-_FLUSH_KEY: tuple[int, ...] = tuple(
-    (mask.bit_count() << 13 | mask) << 2 for mask in range(MASK_COUNT)
-)
+_FLUSH_KEY: LazyTable[int] = LazyTable(lambda: [
+    (mask.bit_count() << 13 | mask) << 2 for mask in range(MASK_COUNT)])
 """``(length << 13 | mask) << 2``; at equal lengths the larger mask is the higher (HCF-4)."""
-_RUN_KEY: tuple[int, ...] = tuple(run << 2 for run in RUNS)
+_RUN_KEY: LazyTable[int] = LazyTable(lambda: [RUNS[mask] << 2 for mask in range(MASK_COUNT)])
 """``(length << 4 | top) << 2`` of each mask's longest run (HCF-10)."""
 
 DEFAULT_FLUSH_BONUS_PAYTABLE: Mapping[int, int] = MappingProxyType({7: 200, 6: 50, 5: 10, 4: 2})
