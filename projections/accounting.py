@@ -27,7 +27,7 @@ from typing import Any
 
 from ledger import accounts
 from ledger import records as r
-from projections.base import Item, View
+from projections.base import KEEP_AT_MOST, Item, View
 
 ACCOUNTING_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_accounting} ("
@@ -127,15 +127,8 @@ class Accounting(View):
                 self._dp_done.append((o.amount, "settled", item.day, item.code, event.hand_no))
 
     def flush(self) -> None:
-        columns = ", ".join(SUMS)
-        updates = ", ".join(f"{c} = cur.{c} + excluded.{c}" for c in SUMS)
-        self.tx.executemany(
-            "INSERT INTO {proj_accounting} AS cur (table_code, gaming_day, game, currency, "
-            f"banking, {columns}) VALUES ({','.join('?' * (5 + len(SUMS)))}) "
-            f"ON CONFLICT (table_code, gaming_day) DO UPDATE SET {updates}",
-            [(code, d, v["game"], v["currency"], v["banking"], *(v[c] for c in SUMS))
-             for (code, d), v in self._days.items()],
-        )
+        if not self.keeping or len(self._days) > KEEP_AT_MOST:  # else written once at the end
+            self._write_days()
         self.tx.insert("proj_dp_hands", (
             "table_code", "hand_no", "seat", "player", "funds_minor", "result_minor", "status",
             "gaming_day"), self._dp_new)
@@ -147,3 +140,20 @@ class Accounting(View):
         self.tx.executemany(
             "UPDATE {proj_dp_hands} SET player = ? WHERE table_code = ? AND seat = ? AND "
             "hand_no >= ? AND hand_no <= ? AND player = ?", self._dp_seated)
+
+    def _write_days(self) -> None:
+        columns = ", ".join(SUMS)
+        updates = ", ".join(f"{c} = cur.{c} + excluded.{c}" for c in SUMS)
+        self.tx.executemany(
+            "INSERT INTO {proj_accounting} AS cur (table_code, gaming_day, game, currency, "
+            f"banking, {columns}) VALUES ({','.join('?' * (5 + len(SUMS)))}) "
+            f"ON CONFLICT (table_code, gaming_day) DO UPDATE SET {updates}",
+            [(code, d, v["game"], v["currency"], v["banking"], *(v[c] for c in SUMS))
+             for (code, d), v in self._days.items()],
+        )
+        self._days = {}
+
+    def kept(self) -> None:
+        days = self._days
+        self.reset()
+        self._days = days

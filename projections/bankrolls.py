@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from projections.base import Item, View
+from projections.base import KEEP_AT_MOST, Item, View
 
 TRANSFERS_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_transfers} ("
@@ -68,6 +68,8 @@ class Bankrolls(View):
 
     def flush(self) -> None:
         self.tx.insert("proj_transfers", TRANSFER_COLUMNS, self._rows)
+        if self.keeping and len(self._deltas) <= KEEP_AT_MOST:
+            return  # the balances' changes, written once at the end
         self.tx.executemany(
             "INSERT INTO {proj_balances} AS cur (table_code, account, balance_minor, "
             "last_version) VALUES (?,?,?,?) ON CONFLICT (table_code, account) DO UPDATE SET "
@@ -76,3 +78,7 @@ class Bankrolls(View):
             [(code, account, change, version)
              for (code, account), (change, version) in self._deltas.items()],
         )
+        self._deltas = {}
+
+    def kept(self) -> None:
+        self._rows = []

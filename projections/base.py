@@ -134,6 +134,16 @@ class View:
     tables: ClassVar[tuple[str, ...]]
     ddl: ClassVar[tuple[str, ...]]
 
+    keeping = False
+    """Set while a rebuild reads the log straight through (:meth:`projections.runner.Runner.
+    replay_streams`, its tables marked as being built, so that nothing else reads them): from
+    one batch to the next the view may keep in memory the rows that later events still change
+    (a hand in progress, a running total) instead of writing them and reading them back;
+    :meth:`flush` then writes only the others, and :meth:`kept` forgets what was written. The
+    rebuild's last flush is made with ``keeping`` off and writes everything kept. What is kept
+    stays bounded (:data:`KEEP_AT_MOST`); a view that keeps nothing writes everything as
+    usual."""
+
     def __init__(self) -> None:
         self._tx: Tx | None = None
 
@@ -143,9 +153,11 @@ class View:
         return self._tx
 
     def begin(self, tx: Tx) -> None:
-        """A batch starts: forget buffered rows (a failed batch leaves nothing behind)."""
+        """A batch starts: forget buffered rows (a failed batch leaves nothing behind), but
+        those kept from the batches before while :attr:`keeping`."""
         self._tx = tx
-        self.reset()
+        if not self.keeping:
+            self.reset()
 
     def reset(self) -> None:
         """Clear the batch buffers."""
@@ -161,9 +173,20 @@ class View:
         self._tx = tx
         self.flush()
 
+    def kept(self) -> None:
+        """After a flush while :attr:`keeping`: forget the rows written, keep the others for
+        the next batch (this default keeps nothing)."""
+        self.reset()
+
     def end(self) -> None:
         self._tx = None
-        self.reset()
+        if not self.keeping:
+            self.reset()
+
+
+KEEP_AT_MOST = 20_000
+"""Rows (hands, totals) a view keeps in memory between the batches of a rebuild; past it, it
+writes them all."""
 
 
 def dumps(value: Any) -> str:

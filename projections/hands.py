@@ -28,7 +28,7 @@ from ledger.cards import card_list
 from ledger.games.hcf.settlement import coverage_flows
 from ledger.principals import Actor, actor_text
 from ledger.results import HandTally
-from projections.base import Item, View, dumps, field_of
+from projections.base import KEEP_AT_MOST, Item, View, dumps, field_of
 
 HANDS_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_hands} ("
@@ -72,6 +72,8 @@ class Hands(View):
         self._new: set[tuple[str, int]] = set()
         self._tallies: dict[tuple[str, int], HandTally] = {}
         """The running tally of each hand in progress this batch (written out in flush)."""
+        self._carried: dict[tuple[str, int], dict[str, Any]] = {}
+        """The new rows of hands in progress that a flush while keeping left unwritten."""
 
     def handle(self, item: Item) -> None:
         isa = item.isa
@@ -112,8 +114,12 @@ class Hands(View):
         return row
 
     def flush(self) -> None:
+        keep = self.keeping and len(self._rows) <= KEEP_AT_MOST
         inserts, updates = [], []
         for key, row in self._rows.items():
+            if keep and row["status"] == "in_progress" and key in self._new:
+                self._carried[key] = row  # written once, when the hand has ended
+                continue
             tally = self._tallies.get(key)
             if tally is not None:
                 row["result_json"][TALLY] = tally.to_json()
@@ -128,6 +134,13 @@ class Hands(View):
             f"UPDATE {{proj_hands}} SET {assignments} WHERE table_code = ? AND hand_no = ?",
             updates,
         )
+
+    def kept(self) -> None:
+        carried, tallies = self._carried, self._tallies
+        self.reset()
+        self._rows = carried
+        self._new = set(carried)
+        self._tallies = {key: tallies[key] for key in carried if key in tallies}
 
 
 def _stored(row: dict[str, Any], column: str) -> Any:

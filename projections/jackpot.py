@@ -17,7 +17,7 @@ from typing import Any
 
 from ledger import accounts
 from ledger import records as r
-from projections.base import Item, View, field_of
+from projections.base import KEEP_AT_MOST, Item, View, field_of
 
 MOVES_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_jackpot_moves} ("
@@ -92,12 +92,18 @@ class Jackpot(View):
         self.tx.insert("proj_jackpot_moves", (
             "table_code", "version", "seq", "at", "gaming_day", "hand_no", "kind", "seat",
             "line", "source", "amount_minor", "meter_after_minor", "rule"), self._rows)
+        if self.keeping and len(self._meters) <= KEEP_AT_MOST:
+            return  # the meters, written once at the end
         self.tx.executemany(
             "INSERT INTO {proj_jackpot_meters} AS cur (table_code, meter_minor, last_version) "
             "VALUES (?,?,?) ON CONFLICT (table_code) DO UPDATE SET "
             "meter_minor = excluded.meter_minor, last_version = excluded.last_version",
             [(code, m, v) for code, (m, v) in self._meters.items() if v],
         )
+        self._meters = {}
+
+    def kept(self) -> None:
+        self._rows = []
 
 
 def _touches(t: r.Transfer) -> bool:

@@ -36,11 +36,33 @@ def worth_it(runner: Any, jobs: int, min_events: int | None = None) -> bool:
     return len(_sizes(runner)) > 1
 
 
+def through(runner: Any, min_events: int | None = None) -> bool:
+    """Whether a rebuild in one process is made as the workers make theirs (the views marked
+    as being built, the log read straight through, the rows later events change kept in
+    memory and written once): from ``MIN_EVENTS`` on; a small store is rebuilt batch by
+    batch, each batch tracked."""
+    return runner.head() >= (MIN_EVENTS if min_events is None else min_events)
+
+
 def rebuild(runner: Any, jobs: int, progress: Callable[[int], None] | None = None) -> int:
-    """Empty the runner's views and build them again with ``jobs`` worker processes."""
+    """Empty the runner's views and build them again with ``jobs`` worker processes (in this
+    one when ``jobs`` is 1)."""
     runner.setup()
     runner.reset(building=True)
     head = runner.head()
+    indexes = runner.drop_indexes()
+    try:
+        done = _replay(runner, jobs, head, progress)
+    finally:
+        runner.make_indexes(indexes)
+    runner.built(head)
+    return done + int(runner.catch_up(progress))
+
+
+def _replay(runner: Any, jobs: int, head: int, progress: Callable[[int], None] | None) -> int:
+    """Write every view row of the events up to log position ``head``."""
+    if jobs < 2:
+        return int(runner.replay_streams(None, head, progress))
     shares = share_out(_sizes(runner, head), jobs)
     views = [view.name for view in runner.views]
     context = multiprocessing.get_context("spawn")
@@ -55,8 +77,7 @@ def rebuild(runner: Any, jobs: int, progress: Callable[[int], None] | None = Non
             done += written
             if progress is not None:
                 progress(written)
-    runner.built(head)
-    return done + int(runner.catch_up(progress))
+    return done
 
 
 def share_out(sizes: dict[UUID, int], jobs: int) -> list[list[UUID]]:

@@ -19,6 +19,7 @@ stored fingerprint differs must be rebuilt before it can be caught up (``project
 from __future__ import annotations
 
 import gc
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -44,6 +45,10 @@ TRACKING_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_tracking} (view TEXT PRIMARY KEY, "
     "position BIGINT NOT NULL, fingerprint TEXT NOT NULL, updated_at TEXT NOT NULL)"
 )
+
+
+_INDEX = re.compile(r"CREATE INDEX IF NOT EXISTS (\w+) ON ")
+"""A view's secondary index, in its DDL (its name)."""
 
 
 class _Moved(Exception):
@@ -235,9 +240,10 @@ class Runner:
         to spread the tables over, :mod:`projections.rebuild`; a small store stays in one)."""
         from projections import rebuild as parallel
 
-        if max_batches is None and parallel.worth_it(self, jobs):
+        spread = max_batches is None and parallel.worth_it(self, jobs)
+        if spread or (max_batches is None and parallel.through(self)):
             try:
-                return parallel.rebuild(self, jobs, progress)
+                return parallel.rebuild(self, jobs if spread else 1, progress)
             except unholdable.TotalsOverflow as exc:  # the views' totals past their columns
                 log.warning("rebuild_in_one_process", why=str(exc))
         self.reset()
@@ -258,6 +264,32 @@ class Runner:
         self._reported.clear()
         self._left_out = None
 
+    def drop_indexes(self) -> list[str]:
+        """Drop the views' secondary indexes (a rebuild writes the rows first, then makes each
+        index once, which is cheaper than keeping it up to date row by row); the statements
+        that make them again (:meth:`make_indexes`). None when this database user may not
+        drop them: the rebuild then keeps them up to date as rows are written. Any
+        :meth:`setup` makes the missing ones, so a rebuild stopped before makes them
+        again."""
+        statements = [(found.group(1), statement) for view in self.views
+                      for statement in view.ddl if (found := _INDEX.match(statement))]
+        try:
+            with self.store.transaction() as tx:
+                for name, _ in statements:
+                    tx.execute(f"DROP INDEX IF EXISTS {self.store.name(name)}")
+        except Exception as exc:
+            if not permission_denied(exc):
+                raise
+            return []
+        return [statement for _, statement in statements]
+
+    def make_indexes(self, statements: list[str]) -> None:
+        """Make the indexes :meth:`drop_indexes` dropped."""
+        if statements:
+            with self.store.transaction() as tx:
+                for statement in statements:
+                    tx.execute(statement)
+
     def built(self, position: int) -> None:
         """The views hold every event up to ``position``: track them there, current."""
         with self.store.transaction() as tx:
@@ -271,15 +303,29 @@ class Runner:
             "WHERE view = ?", (position, fingerprint, iso(datetime.now(UTC)), view.name),
         )
 
-    def replay_streams(self, streams: set[Any], head: int,
+    def replay_streams(self, streams: set[Any] | None, head: int,
                        progress: Progress | None = None) -> int:
-        """Write the rows of the events of ``streams`` (table ids) up to log position ``head``,
-        one transaction per batch, without moving the tracking rows (a rebuild in several
-        processes: each writes its own tables' rows); the number of events written."""
+        """Write the rows of the events of ``streams`` (table ids; None: every table) up to log
+        position ``head``, one transaction per batch, without moving the tracking rows (a
+        rebuild, its views marked as being built: in several processes, each writes its own
+        tables' rows); the number of events written. The views keep between batches the rows
+        later events still change (:attr:`projections.base.View.keeping`) and write them
+        last."""
         with fewer_collections():
-            return self._replay_streams(streams, head, progress)
+            try:
+                for view in self.views:
+                    view.keeping = True
+                    view.reset()
+                done = self._replay_streams(streams, head, progress)
+                self._guarded(head, self._write_kept, [])
+                return done
+            finally:
+                for view in self.views:
+                    view.keeping = False
+                    view.end()
 
-    def _replay_streams(self, streams: set[Any], head: int, progress: Progress | None) -> int:
+    def _replay_streams(self, streams: set[Any] | None, head: int,
+                        progress: Progress | None) -> int:
         done, position = 0, 0
         stream_id = self._decoder.stream_id
         while position < head:
@@ -287,19 +333,35 @@ class Runner:
             if not rows:
                 break
             position = int(rows[-1][0])
-            mine = [row for row in rows if stream_id(row[1])[0] in streams]
+            mine = rows if streams is None else \
+                [row for row in rows if stream_id(row[1])[0] in streams]
             if mine:
-                try:
-                    self._write_apart(self._decode_rows(mine))
-                except Exception as exc:  # in one process, the event is found and left out
-                    if not unholdable_error(exc):
-                        raise
-                    raise unholdable.TotalsOverflow(
-                        f"log positions up to {position}: {type(exc).__name__}") from None
+                self._guarded(position, self._write_apart, self._decode_rows(mine))
                 done += len(mine)
             if progress is not None:
                 progress(len(mine))
         return done
+
+    def _write_kept(self, _: list[Item]) -> None:
+        """The views write what they kept (the last write of :meth:`replay_streams`)."""
+        with self.store.transaction() as tx:
+            tx.execute("UPDATE {proj_tracking} SET position = position WHERE view = ''")
+            for view in self.views:
+                view.keeping = False
+                view.write_with(tx)
+
+    @staticmethod
+    def _guarded(position: int, write: Callable[[list[Item]], None], items: list[Item]) -> None:
+        """``write(items)``; a number the store refuses is :class:`unholdable.TotalsOverflow`
+        (the rebuild then starts again in one process, which finds the event and leaves it
+        out)."""
+        try:
+            write(items)
+        except Exception as exc:
+            if not unholdable_error(exc):
+                raise
+            raise unholdable.TotalsOverflow(
+                f"log positions up to {position}: {type(exc).__name__}") from None
 
     def catch_up(self, progress: Progress | None = None, max_batches: int | None = None) -> int:
         """Process every event the views have not seen; the number of events read.
@@ -503,6 +565,9 @@ class Runner:
                 tx.execute("UPDATE {proj_tracking} SET position = position WHERE view = ''")
                 for view in self.views:
                     view.write_with(tx)
+            for view in self.views:
+                if view.keeping:
+                    view.kept()
         finally:
             for view in self.views:
                 view.end()

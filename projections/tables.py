@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledger.records import ConfigChanged, HandStarted, TableOpened
-from projections.base import Item, View, dumps
+from projections.base import KEEP_AT_MOST, Item, View, dumps
 
 TABLES_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_tables} ("
@@ -63,6 +63,8 @@ class Tables(View):
         tx.insert("proj_table_configs", (
             "table_code", "config_version", "version", "at", "approver", "reason",
             "config_json"), self._configs)
+        if self.keeping and len(self._progress) <= KEEP_AT_MOST:
+            return  # how far each table has gone, written once at the end
         for code, (hands, version, at, config_version) in self._progress.items():
             tx.execute(
                 "UPDATE {proj_tables} SET hands = hands + ?, last_version = ?, "
@@ -70,3 +72,9 @@ class Tables(View):
                 "WHERE table_code = ?",
                 (hands, version, at, config_version, code),
             )
+        self._progress = {}
+
+    def kept(self) -> None:
+        progress = self._progress
+        self.reset()
+        self._progress = progress

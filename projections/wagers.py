@@ -28,7 +28,7 @@ from typing import Any
 
 from ledger import accounts
 from ledger import records as r
-from projections.base import Item, View, dumps
+from projections.base import KEEP_AT_MOST, Item, View, dumps
 
 SEAT_HANDS_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_seat_hands} ("
@@ -68,6 +68,9 @@ class Wagers(View):
         self._days: dict[tuple[str, str, str], list[int]] = {}
         self._seated: list[tuple[Any, ...]] = []
         self._corrected: list[tuple[Any, ...]] = []
+        self._carried: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
+        """The new rows of hands in progress that a flush while keeping left unwritten."""
+        self._days_carried = False
 
     def handle(self, item: Item) -> None:
         isa = item.isa
@@ -149,8 +152,17 @@ class Wagers(View):
         return rows
 
     def flush(self) -> None:
+        # the corrections' updates must find every row of the batch written
+        keep = self.keeping and not self._seated and not self._corrected \
+            and len(self._hands) <= KEEP_AT_MOST
+        new = self._new
         inserts, updates = [], []
-        for rows in self._hands.values():
+        for key, rows in self._hands.items():
+            if keep and rows and all(
+                    row["status"] == "in_progress" and (*key, player) in new
+                    for player, row in rows.items()):
+                self._carried[key] = rows  # written once, when the hand has ended
+                continue
             for row in rows.values():
                 values = [dumps(row[c]) if c == "kinds_json" else row[c] for c in COLUMNS]
                 if (row["table_code"], row["hand_no"], row["player"]) in self._new:
@@ -162,6 +174,17 @@ class Wagers(View):
         self.tx.executemany(
             f"UPDATE {{proj_seat_hands}} SET {assignments} WHERE table_code = ? AND "
             "hand_no = ? AND player = ?", updates)
+        self._days_carried = self.keeping and len(self._days) <= KEEP_AT_MOST
+        if not self._days_carried:  # else the totals are written once, at the end
+            self._write_days()
+        self.tx.executemany(
+            "UPDATE {proj_seat_hands} SET player = ? WHERE table_code = ? AND seat = ? AND "
+            "hand_no >= ? AND hand_no <= ? AND player = ?", self._seated)
+        self.tx.executemany(
+            "UPDATE {proj_seat_hands} SET net_minor = net_minor + ? WHERE table_code = ? AND "
+            "hand_no = ? AND player = ?", self._corrected)
+
+    def _write_days(self) -> None:
         self.tx.executemany(
             "INSERT INTO {proj_wager_days} AS cur (table_code, gaming_day, kind, wagers, "
             "amount_minor, square_minor) VALUES (?,?,?,?,?,?) ON CONFLICT (table_code, "
@@ -169,12 +192,13 @@ class Wagers(View):
             "amount_minor = cur.amount_minor + excluded.amount_minor, "
             "square_minor = cur.square_minor + excluded.square_minor",
             [(code, day, kind, *v) for (code, day, kind), v in self._days.items()])
-        self.tx.executemany(
-            "UPDATE {proj_seat_hands} SET player = ? WHERE table_code = ? AND seat = ? AND "
-            "hand_no >= ? AND hand_no <= ? AND player = ?", self._seated)
-        self.tx.executemany(
-            "UPDATE {proj_seat_hands} SET net_minor = net_minor + ? WHERE table_code = ? AND "
-            "hand_no = ? AND player = ?", self._corrected)
+
+    def kept(self) -> None:
+        carried, days = self._carried, self._days if self._days_carried else {}
+        self.reset()
+        self._hands = carried
+        self._new = {(*key, player) for key, rows in carried.items() for player in rows}
+        self._days = days
 
 
 @cache

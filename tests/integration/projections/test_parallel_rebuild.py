@@ -52,3 +52,42 @@ def test_tables_are_shared_out_by_their_events() -> None:
     assert sorted(sum(sizes[t] for t in share) for share in shares) == [55, 55]
     assert sorted(map(str, (t for share in shares for t in share))) == sorted(map(str, sizes))
     assert len(parallel.share_out(sizes, 9)) == 4
+
+
+def test_a_rebuild_read_straight_through_writes_what_batch_by_batch_writes(
+    app: LedgerApp, played: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From ``MIN_EVENTS`` on, a rebuild in one process keeps the hands in progress and the
+    running totals in memory between batches and makes the views' indexes after the rows:
+    the rows are those a rebuild batch by batch writes, whatever the batches, and the indexes
+    are all there again."""
+    runner = Runner(app, batch_size=97)
+    assert not parallel.through(runner)
+    runner.rebuild()
+    alone = dump_views(app, ALL_TABLES)
+
+    def indexes() -> set[str]:
+        if runner.store.postgres:
+            rows = runner.store.fetchall(
+                "SELECT indexname AS name FROM pg_indexes WHERE schemaname = ? AND "
+                "indexname LIKE 'proj%%'", (runner.store.schema,))
+        else:
+            rows = runner.store.fetchall(
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'proj%'")
+        return {row["name"] for row in rows}
+
+    made = indexes()
+    assert "proj_transfers_src" in made
+    monkeypatch.setattr(parallel, "MIN_EVENTS", 0)
+    assert parallel.through(runner)
+    for size in (5, 97, 10_000):
+        through = Runner(app, batch_size=size)
+        assert through.rebuild() == through.head()
+        assert dump_views(app, ALL_TABLES) == alone, size
+        assert all(not s.outdated and s.lag == 0 for s in through.status())
+        assert indexes() == made
+    monkeypatch.setattr("projections.base.KEEP_AT_MOST", 0)  # everything written each batch
+    for module in ("hands", "wagers", "bankrolls", "accounting", "jackpot", "tables"):
+        monkeypatch.setattr(f"projections.{module}.KEEP_AT_MOST", 0)
+    Runner(app, batch_size=97).rebuild()
+    assert dump_views(app, ALL_TABLES) == alone
