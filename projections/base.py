@@ -196,3 +196,26 @@ def dumps(value: Any) -> str:
 
 
 _encode = json.JSONEncoder(separators=(",", ":"), sort_keys=False).encode
+
+
+def dumps_ints(value: Any) -> str:
+    """:func:`dumps` of a value made of dictionaries with text keys, lists, tuples, text,
+    integers, booleans and None only (no float: orjson writes some differently), such as the
+    hands' and the wagers' JSON columns. orjson writes it, a few times faster, and its text is
+    taken when it is the same as json's: printable ASCII with nothing escaped (json escapes every
+    other character, orjson only some); json writes the rest (and whatever orjson refuses, an
+    integer past 64 bits, say)."""
+    if _orjson is not None:
+        try:
+            text: bytes = _orjson.dumps(value)
+        except TypeError:
+            return _encode(value)
+        if text.isascii() and b"\\" not in text and b"\x7f" not in text:
+            return text.decode()
+    return _encode(value)
+
+
+try:
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - orjson is a dependency
+    _orjson = None  # type: ignore[assignment]

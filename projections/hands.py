@@ -28,7 +28,7 @@ from ledger.cards import card_list
 from ledger.games.hcf.settlement import coverage_flows
 from ledger.principals import Actor, actor_text
 from ledger.results import HandTally
-from projections.base import KEEP_AT_MOST, Item, View, dumps, field_of
+from projections.base import KEEP_AT_MOST, Item, View, dumps_ints, field_of
 
 HANDS_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_hands} ("
@@ -146,7 +146,7 @@ class Hands(View):
 def _stored(row: dict[str, Any], column: str) -> Any:
     value = row[column]
     if column in JSON_COLUMNS:
-        return dumps(value)
+        return dumps_ints(value)
     if column == "rules":
         return ",".join(sorted(value))
     return value

@@ -28,7 +28,7 @@ from typing import Any
 
 from ledger import accounts
 from ledger import records as r
-from projections.base import KEEP_AT_MOST, Item, View, dumps
+from projections.base import KEEP_AT_MOST, Item, View, dumps_ints
 
 SEAT_HANDS_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_seat_hands} ("
@@ -164,7 +164,7 @@ class Wagers(View):
                 self._carried[key] = rows  # written once, when the hand has ended
                 continue
             for row in rows.values():
-                values = [dumps(row[c]) if c == "kinds_json" else row[c] for c in COLUMNS]
+                values = [dumps_ints(row[c]) if c == "kinds_json" else row[c] for c in COLUMNS]
                 if (row["table_code"], row["hand_no"], row["player"]) in self._new:
                     inserts.append(values)
                 else:
