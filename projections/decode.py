@@ -14,6 +14,7 @@ and the error exactly as before. So the events the views see are the mapper's, v
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
@@ -26,17 +27,21 @@ Row = tuple[int, Any, int, str, Any]
 """(log position, stream id as stored, version, topic, state) of one stored event."""
 
 
-def select(store: Store, after: int, limit: int, stop: int | None = None) -> list[Row]:
+def select(store: Store, after: int, limit: int, stop: int | None = None,
+           streams: Sequence[Any] | None = None) -> list[Row]:
     """The events after log position ``after`` (up to ``stop``), at most ``limit``, in log
     order: what ``select_notifications(after, limit, stop, inclusive_of_start=False)``
-    returns, as plain tuples."""
+    returns, as plain tuples; with ``streams`` (stream ids as stored), only theirs."""
     column = store.notification_column
     text = (f"SELECT {column} AS id, originator_id, originator_version, topic, state "
             f"FROM {store.name(store.events_table)} WHERE {column} > ?")
-    params: list[int] = [after]
+    params: list[Any] = [after]
     if stop is not None:
         text += f" AND {column} <= ?"
         params.append(stop)
+    if streams is not None:
+        text += f" AND originator_id IN ({','.join('?' * len(streams))})"
+        params.extend(streams)
     text += f" ORDER BY {column} LIMIT ?"
     params.append(limit)
     with store.transaction(commit=False) as tx:

@@ -23,6 +23,9 @@ from uuid import UUID
 
 MIN_EVENTS = 20_000
 """Stores with fewer events are rebuilt in one process."""
+MAX_STREAMS_READ = 500
+"""A worker with at most this many tables reads only their events (``IN`` in the statement);
+one with more reads every event and keeps its tables'."""
 
 _worker_app: Any = None
 
@@ -41,7 +44,7 @@ def through(runner: Any, min_events: int | None = None) -> bool:
     as being built, the log read straight through, the rows later events change kept in
     memory and written once): from ``MIN_EVENTS`` on; a small store is rebuilt batch by
     batch, each batch tracked."""
-    return runner.head() >= (MIN_EVENTS if min_events is None else min_events)
+    return bool(runner.head() >= (MIN_EVENTS if min_events is None else min_events))
 
 
 def rebuild(runner: Any, jobs: int, progress: Callable[[int], None] | None = None) -> int:
@@ -63,14 +66,18 @@ def _replay(runner: Any, jobs: int, head: int, progress: Callable[[int], None] |
     """Write every view row of the events up to log position ``head``."""
     if jobs < 2:
         return int(runner.replay_streams(None, head, progress))
-    shares = share_out(_sizes(runner, head), jobs)
+    counts = _counts(runner, head)
+    shares = share_out({tid: n for tid, (_, n) in counts.items()}, jobs)
     views = [view.name for view in runner.views]
     context = multiprocessing.get_context("spawn")
     done = 0
     with ProcessPoolExecutor(max_workers=len(shares), mp_context=context, initializer=_open,
                              initargs=(runner.app.settings,)) as pool:
         futures: list[Future[int]] = [
-            pool.submit(_build, views, share, head, runner.batch_size) for share in shares
+            pool.submit(_build, views, share, head, runner.batch_size,
+                        [counts[tid][0] for tid in share] if len(share) <= MAX_STREAMS_READ
+                        else None)
+            for share in shares
         ]
         for future in as_completed(futures):
             written = future.result()
@@ -91,12 +98,17 @@ def share_out(sizes: dict[UUID, int], jobs: int) -> list[list[UUID]]:
 
 
 def _sizes(runner: Any, head: int | None = None) -> dict[UUID, int]:
+    return {tid: n for tid, (_, n) in _counts(runner, head).items()}
+
+
+def _counts(runner: Any, head: int | None = None) -> dict[UUID, tuple[Any, int]]:
+    """Each table's stream id as stored and its number of events (up to ``head``)."""
     store = runner.store
     column, table = store.notification_column, store.name(store.events_table)
     where = "" if head is None else f" WHERE {column} <= ?"
     rows = store.fetchall(f"SELECT originator_id, COUNT(*) AS n FROM {table}{where} "
                           "GROUP BY originator_id", () if head is None else (head,))
-    return {_uuid(row["originator_id"]): int(row["n"]) for row in rows}
+    return {_uuid(row["originator_id"]): (row["originator_id"], int(row["n"])) for row in rows}
 
 
 def _uuid(value: Any) -> UUID:
@@ -112,8 +124,9 @@ def _open(settings: Any) -> None:
     _worker_app = LedgerApp(settings)
 
 
-def _build(views: list[str], share: list[UUID], head: int, batch_size: int) -> int:
+def _build(views: list[str], share: list[UUID], head: int, batch_size: int,
+           stored: list[Any] | None) -> int:
     from projections.runner import Runner
 
     runner = Runner(_worker_app, views, batch_size=batch_size)
-    return int(runner.replay_streams(set(share), head))
+    return int(runner.replay_streams(set(share), head, stored=stored))

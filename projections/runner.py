@@ -30,6 +30,7 @@ from typing import Any
 from ledger.errors import LedgerError, NotFound, StateConflict
 from ledger.logs import get_logger
 from ledger.persistence import StoreError, permission_denied
+from ledger.records import CORRECTIONS
 from ledger.table import TableEvent, TableOpened
 from projections import decode, unholdable
 from projections.base import Item, View, ancestry
@@ -61,9 +62,43 @@ GC_FIRST_GENERATION = 20_000
 nearly all freed by reference counting; with the default, collecting them took about a fifth
 of a rebuild's CPU (each older collection walks every object of the process). Cycles are still
 collected, a little later."""
+WRITE_EVERY = 10_000
+"""Events a rebuild read straight through (:meth:`Runner.replay_streams`) handles, a batch at a
+time, between two writes of the views' rows: a transaction and a statement (or ``COPY``) per
+table for that many events, instead of for each batch (fewer commits; on PostgreSQL fewer round
+trips). The rows of a batch with a correction are written at once, as a batch's are."""
+FULL_COLLECTION_EVERY = 16
+"""Writes of a rebuild read straight through between two collections of every generation (the
+others collect the two younger ones)."""
+_CORRECTIONS = frozenset(CORRECTIONS)
 _gc_lock = threading.Lock()
 _gc_users = 0
 _gc_saved: tuple[int, int, int] | None = None
+_gc_by_hand = 0
+_gc_was_enabled = False
+
+
+@contextmanager
+def collections_by_hand() -> Iterator[None]:
+    """No automatic collection while this runs (in any thread; it is enabled again, if it was,
+    when the last one ends): a rebuild read straight through collects after each write of the
+    views' rows (:meth:`Runner.replay_streams`). The rows it keeps and the events it has not
+    written yet live from one batch to the next, and the youngest generation's collections
+    walked them again and again (a tenth of the rebuild's CPU); what reference counting does
+    not free (cycles: a few objects a thousand events) waits for the next write."""
+    global _gc_by_hand, _gc_was_enabled
+    with _gc_lock:
+        if _gc_by_hand == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_by_hand += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_by_hand -= 1
+            if _gc_by_hand == 0 and _gc_was_enabled:
+                gc.enable()
 
 
 @contextmanager
@@ -132,6 +167,8 @@ class Runner:
         self._reported: set[int] = set()
         self._left_out: set[int] | None = None
         """Positions recorded in ``proj_rejects``: every view leaves them out alike."""
+        self._writes = 0
+        """Writes of the rebuild read straight through so far (:meth:`_write_pending`)."""
 
     # --- schema and tracking ---------------------------------------------------------------
 
@@ -304,19 +341,23 @@ class Runner:
         )
 
     def replay_streams(self, streams: set[Any] | None, head: int,
-                       progress: Progress | None = None) -> int:
+                       progress: Progress | None = None,
+                       stored: Sequence[Any] | None = None) -> int:
         """Write the rows of the events of ``streams`` (table ids; None: every table) up to log
         position ``head``, one transaction per batch, without moving the tracking rows (a
         rebuild, its views marked as being built: in several processes, each writes its own
         tables' rows); the number of events written. The views keep between batches the rows
         later events still change (:attr:`projections.base.View.keeping`) and write them
-        last."""
-        with fewer_collections():
+        last. ``stored``: the ids of ``streams`` as stored, to read only their events (at most
+        :data:`projections.rebuild.MAX_STREAMS_READ`; else every event is read, and theirs
+        kept)."""
+        self._writes = 0
+        with fewer_collections(), collections_by_hand():
             try:
                 for view in self.views:
                     view.keeping = True
                     view.reset()
-                done = self._replay_streams(streams, head, progress)
+                done = self._replay_streams(streams, head, progress, stored)
                 self._guarded(head, self._write_kept, [])
                 return done
             finally:
@@ -324,23 +365,53 @@ class Runner:
                     view.keeping = False
                     view.end()
 
-    def _replay_streams(self, streams: set[Any] | None, head: int,
-                        progress: Progress | None) -> int:
-        done, position = 0, 0
+    def _replay_streams(self, streams: set[Any] | None, head: int, progress: Progress | None,
+                        stored: Sequence[Any] | None) -> int:
+        done, position, pending = 0, 0, 0
         stream_id = self._decoder.stream_id
         while position < head:
-            rows = decode.select(self.store, position, self.batch_size, head)
+            rows = decode.select(self.store, position, self.batch_size, head, stored)
             if not rows:
                 break
             position = int(rows[-1][0])
             mine = rows if streams is None else \
                 [row for row in rows if stream_id(row[1])[0] in streams]
             if mine:
-                self._guarded(position, self._write_apart, self._decode_rows(mine))
+                items = self._decode_rows(mine)
+                self._guarded(position, self._handle, items)
                 done += len(mine)
+                pending += len(mine)
+                if pending >= WRITE_EVERY or any(
+                        not item.isa.isdisjoint(_CORRECTIONS) for item in items):
+                    self._guarded(position, self._write_pending, [])
+                    pending = 0
             if progress is not None:
                 progress(len(mine))
         return done
+
+    def _handle(self, items: list[Item]) -> None:
+        """The views (:attr:`View.keeping`) handle ``items``, reading in one transaction."""
+        with self.store.transaction(commit=False) as tx:
+            for view in self.views:
+                view.begin(tx)
+            for view in self.views:
+                handle = view.handle
+                for item in items:
+                    handle(item)
+
+    def _write_pending(self, _: list[Item]) -> None:
+        """The views (:attr:`View.keeping`) write the rows they need not keep, in a transaction
+        of its own that takes the write lock before anything else: processes that write other
+        tables' rows side by side wait for each other only while rows are written (SQLite
+        refuses a read transaction that turns into a write after another one committed)."""
+        with self.store.transaction() as tx:
+            tx.execute("UPDATE {proj_tracking} SET position = position WHERE view = ''")
+            for view in self.views:
+                view.write_with(tx)
+        for view in self.views:
+            view.kept()
+        self._writes += 1
+        gc.collect(1 if self._writes % FULL_COLLECTION_EVERY else 2)
 
     def _write_kept(self, _: list[Item]) -> None:
         """The views write what they kept (the last write of :meth:`replay_streams`)."""
@@ -547,30 +618,6 @@ class Runner:
                 if moved != 1:
                     raise _Moved(view.name)
             self._write(tx, active, items, positions)
-
-    def _write_apart(self, items: list[Item]) -> None:
-        """The views handle ``items`` reading in one transaction and write their rows in
-        another, which takes the write lock before anything else: processes that write other
-        tables' rows side by side wait for each other only while rows are written (SQLite
-        refuses a read transaction that turns into a write after another one committed)."""
-        try:
-            with self.store.transaction(commit=False) as tx:
-                for view in self.views:
-                    view.begin(tx)
-                for view in self.views:
-                    handle = view.handle
-                    for item in items:
-                        handle(item)
-            with self.store.transaction() as tx:
-                tx.execute("UPDATE {proj_tracking} SET position = position WHERE view = ''")
-                for view in self.views:
-                    view.write_with(tx)
-            for view in self.views:
-                if view.keeping:
-                    view.kept()
-        finally:
-            for view in self.views:
-                view.end()
 
     @staticmethod
     def _write(tx: Tx, views: list[View], items: list[Item],
