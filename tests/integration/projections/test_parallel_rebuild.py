@@ -8,6 +8,7 @@ import uuid
 import pytest
 
 from ledger.application import LedgerApp
+from ledger.commands import BuyIn, OpenTable, SeatPlayer
 from ledger.errors import StateConflict
 from projections import rebuild as parallel
 from projections.registry import VIEW_TYPES
@@ -91,3 +92,29 @@ def test_a_rebuild_read_straight_through_writes_what_batch_by_batch_writes(
         monkeypatch.setattr(f"projections.{module}.KEEP_AT_MOST", 0)
     Runner(app, batch_size=97).rebuild()
     assert dump_views(app, ALL_TABLES) == alone
+
+
+def test_a_rebuild_read_straight_through_that_meets_a_total_past_the_range_starts_again(
+    app: LedgerApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A total of the views past what its column holds stops the rebuild read straight
+    through; it starts again batch by batch, which finds the event and leaves it out, and the
+    views' indexes are all there."""
+    app.execute(OpenTable(command_id="o", table="T2", game="caribbean-stud"))
+    app.execute(SeatPlayer(command_id="s", table="T2", seat=1, player="p1"))
+    for n in (1, 2):
+        app.execute(BuyIn.model_construct(command_id=f"big{n}", table="T2", seat=1,
+                                          amount=2**62, kind="buy_in"))
+    app.execute(BuyIn(command_id="b3", table="T2", seat=1, amount=500))
+    with app.reading("T2") as table:
+        second = table.version - 1
+    monkeypatch.setattr(parallel, "MIN_EVENTS", 0)
+    runner = Runner(app)
+    assert parallel.through(runner)
+    runner.rebuild()
+    assert [r.version for r in runner.rejected] == [second]
+    assert all(not s.outdated and s.lag == 0 for s in runner.status())
+    if not runner.store.postgres:
+        names = {row["name"] for row in runner.store.fetchall(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'proj%'")}
+        assert {"proj_transfers_src", "proj_hands_day", "proj_seat_hands_player"} <= names
