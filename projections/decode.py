@@ -31,7 +31,8 @@ def select(store: Store, after: int, limit: int, stop: int | None = None,
            streams: Sequence[Any] | None = None) -> list[Row]:
     """The events after log position ``after`` (up to ``stop``), at most ``limit``, in log
     order: what ``select_notifications(after, limit, stop, inclusive_of_start=False)``
-    returns, as plain tuples; with ``streams`` (stream ids as stored), only theirs."""
+    returns, as plain tuples; with ``streams`` (stream ids as stored; SQLite only), only
+    theirs."""
     column = store.notification_column
     text = (f"SELECT {column} AS id, originator_id, originator_version, topic, state "
             f"FROM {store.name(store.events_table)} WHERE {column} > ?")
@@ -39,8 +40,8 @@ def select(store: Store, after: int, limit: int, stop: int | None = None,
     if stop is not None:
         text += f" AND {column} <= ?"
         params.append(stop)
-    if streams is not None:
-        text += f" AND originator_id IN ({','.join('?' * len(streams))})"
+    if streams is not None:  # the rows in log order, not by the index of the streams (``+``)
+        text += f" AND +originator_id IN ({','.join('?' * len(streams))})"
         params.extend(streams)
     text += f" ORDER BY {column} LIMIT ?"
     params.append(limit)

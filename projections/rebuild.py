@@ -24,8 +24,10 @@ from uuid import UUID
 MIN_EVENTS = 20_000
 """Stores with fewer events are rebuilt in one process."""
 MAX_STREAMS_READ = 500
-"""A worker with at most this many tables reads only their events (``IN`` in the statement);
-one with more reads every event and keeps its tables'."""
+"""On SQLite, a worker with at most this many tables reads only their events (``IN`` in the
+statement, the log still read in order); one with more, and every worker on PostgreSQL (whose
+plan for such a statement depends on its statistics: without them it read every event of the
+tables at each batch), reads every event and keeps its tables'."""
 
 _worker_app: Any = None
 
@@ -75,7 +77,8 @@ def _replay(runner: Any, jobs: int, head: int, progress: Callable[[int], None] |
                              initargs=(runner.app.settings,)) as pool:
         futures: list[Future[int]] = [
             pool.submit(_build, views, share, head, runner.batch_size,
-                        [counts[tid][0] for tid in share] if len(share) <= MAX_STREAMS_READ
+                        [counts[tid][0] for tid in share]
+                        if len(share) <= MAX_STREAMS_READ and not runner.store.postgres
                         else None)
             for share in shares
         ]
