@@ -16,7 +16,8 @@ so that its peak memory (resident set) is its own:
 - raw scan: ``select_notifications`` page by page (1,000 rows) to the head, rows counted: the
   floor any reader of the log pays;
 - audit: ``verify(app)`` in one process, then with ``--jobs`` processes (tables side by side);
-- rebuild: ``Runner(app).rebuild()`` (every view emptied and built again);
+- rebuild: ``Runner(app).rebuild()`` (every view emptied and built again), then with
+  ``--jobs`` processes;
 - whole-store checks: ``ledger audit verify --day D`` for a gaming day without hands (the
   chains, the command log and conservation, which are always checked whole), as a whole
   process;
@@ -105,7 +106,8 @@ def step(name: str, url: str, root: str, jobs: int, size: int,
     elif name == "rebuild":
         from projections.runner import Runner
 
-        out["events"] = Runner(app).rebuild()
+        runner = Runner(app)  # the code before takes no jobs
+        out["events"] = runner.rebuild(jobs=jobs) if jobs > 1 else runner.rebuild()
     out["seconds"] = time.perf_counter() - started
     out["cpu_seconds"] = time.process_time() - cpu
     out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -362,6 +364,7 @@ def measure(kind: str, size: int, args: argparse.Namespace, base: Path | None,
     row["audit"] = run_step("audit", url, ROOT)
     row["audit_jobs"] = run_step("audit", url, ROOT, jobs=args.jobs)
     row["rebuild"] = run_step("rebuild", url, ROOT)
+    row["rebuild_jobs"] = run_step("rebuild", url, ROOT, jobs=args.jobs)
     if base is not None and size <= args.baseline_upto:
         # the code before, on a store it wrote itself (same hands and seeds)
         base_url = store_url(kind, size, args.keep, stack, "-before")
@@ -404,11 +407,11 @@ def fmt(value: float | None, unit: str = "", digits: int = 0) -> str:
 def report(rows: list[dict[str, Any]], jobs: int) -> list[str]:
     lines = [f"| store | events | raw scan ev/s | audit ev/s (x raw) | audit {jobs} jobs ev/s "
              "| audit, code before, ev/s (gain) | rebuild ev/s (x raw) "
-             "| rebuild, code before, ev/s (gain) | "
+             f"| rebuild {jobs} jobs ev/s | rebuild, code before, ev/s (gain) | "
              "whole-store checks s (x raw) | today's audit s: all / from yesterday's seal "
              "(events read) | peak MB audit / rebuild | replay s (CPU s) | audit hand s (CPU s) "
              "| --help s (CPU s) |",
-             "|" + "---|" * 14]
+             "|" + "---|" * 15]
     lines[0] += " load (1 min) start / end |"
     lines[1] += "---|"
     for row in rows:
@@ -426,7 +429,8 @@ def report(rows: list[dict[str, Any]], jobs: int) -> list[str]:
         lines.append(
             f"| {row['store']} | {events:,} | {fmt(raw)} | {fmt(audit)} ({x(audit, raw)}) | "
             f"{fmt(rate(row.get('audit_jobs'), events))} | {fmt(a_base)} ({x(audit, a_base)}) | "
-            f"{fmt(rebuild)} ({x(rebuild, raw)}) | {fmt(r_base)} ({x(rebuild, r_base)}) | "
+            f"{fmt(rebuild)} ({x(rebuild, raw)}) | {fmt(rate(row.get('rebuild_jobs'), events))} | "
+            f"{fmt(r_base)} ({x(rebuild, r_base)}) | "
             f"{fmt(day, digits=2)} ({x(checks_x, 1.0)}) | {_daily(row.get('daily', {}))} | "
             f"{fmt(row.get('audit', {}).get('peak_mb'))} / "
             f"{fmt(row.get('rebuild', {}).get('peak_mb'))} | {_whole(row, 'replay')} | "
