@@ -20,7 +20,8 @@ class LazyTable(dict[int, _V]):
     rather than at import: a command that evaluates no hand, or only a few with other tables,
     does not make it (those of this package take a tenth of a short command's start). Then
     a lookup is a plain dict's, and a key it lacks is a ``KeyError``. Only a lookup
-    (``table[key]``) makes it."""
+    (``table[key]``) or :meth:`whole` makes it; a dict is no sequence (``numpy.array`` of one
+    is an object, not the table): :meth:`whole` is the table as the tuple it was."""
 
     def __init__(self, build: Callable[[], Sequence[_V]]) -> None:
         super().__init__()
@@ -31,6 +32,12 @@ class LazyTable(dict[int, _V]):
             raise KeyError(key)
         self.update(enumerate(self._build()))
         return self[key]
+
+    def whole(self) -> tuple[_V, ...]:
+        """Every entry in key order (the table as a tuple; made now if not yet)."""
+        if not dict.__len__(self):
+            self.update(enumerate(self._build()))
+        return tuple(self.values())
 
 RANK_COUNT = 13
 MASK_COUNT = 1 << RANK_COUNT

@@ -153,7 +153,7 @@ def exact(config: CaribbeanConfig) -> dict[str, Any]:
 
 _PATTERNS = np.array(sorted(RANK_STRENGTH), dtype=np.int64)
 _PATTERN_STRENGTH = np.array([RANK_STRENGTH[k] for k in sorted(RANK_STRENGTH)], dtype=np.int64)
-_FLUSH = np.array(FLUSH_STRENGTH, dtype=np.int64)
+_FLUSH = np.array(FLUSH_STRENGTH.whole(), dtype=np.int64)
 
 
 def strengths(cards: I64) -> I64:

@@ -170,7 +170,7 @@ def dealer_counts() -> Counts:
     pattern_ranks = [_pattern_ranks(int(p)) for p in pattern_ids]
     by_ranks = np.array([rank_strength(r) for r in pattern_ranks], dtype=np.int64)
     rank_mask = np.array([sum(1 << r for r in set(rs)) for rs in pattern_ranks], dtype=np.int64)
-    flush_table = np.array(FLUSH_STRENGTH, dtype=np.int64)
+    flush_table = np.array(FLUSH_STRENGTH.whole(), dtype=np.int64)
     strength = np.where(flushes == 1, flush_table[rank_mask[pattern_index]],
                         by_ranks[pattern_index])
     held = np.array([[rs.count(r) for r in range(13)] for rs in pattern_ranks], dtype=np.int64)

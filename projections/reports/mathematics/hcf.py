@@ -157,7 +157,7 @@ def run_counts(deck: Deck) -> dict[str, Any]:
     size_a = np.array([bin(m).count("1") for m in range(1 << 13)], dtype=np.int64)
     a, b = size_a[mask_a], size_a[mask_b]
     keep = (a <= deck.hand) & (b <= deck.hand)
-    runs = np.array(RUNS, dtype=np.int64)
+    runs = np.array(RUNS.whole(), dtype=np.int64)
     ka, kb = runs[mask_a[keep]], runs[mask_b[keep]]
     keys = np.unique(np.concatenate([ka, kb]))
     ia, ib = np.searchsorted(keys, ka), np.searchsorted(keys, kb)
