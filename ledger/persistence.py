@@ -175,8 +175,31 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
             "tables TEXT, seat INTEGER, label TEXT NOT NULL, created_at TEXT NOT NULL, "
             "revoked_at TEXT)",
             *sqlite_ddl(),
-            corrections_index(self.events_table_name),
         ]
+
+    def create_table(self) -> None:
+        super().create_table()
+        self._create_corrections_index()
+
+    def _create_corrections_index(self) -> None:
+        """The corrections index, made when missing (a store made before it) in a transaction
+        that takes the write lock first (``BEGIN IMMEDIATE``), so that it waits for another
+        process's write as any write does: a transaction that has read (the tables' ``IF NOT
+        EXISTS``) cannot wait to become a writer and fails at once, "database is locked"."""
+        name = f"{self.events_table_name}_corrections"
+        with self.datastore.get_connection(commit=True) as conn:
+            cursor = conn.cursor()
+            cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
+                           (name,))
+            if cursor.fetchone() is not None:
+                return
+            cursor.execute("BEGIN IMMEDIATE")
+            try:
+                cursor.execute(corrections_index(self.events_table_name))
+            except BaseException:
+                conn.rollback()
+                raise
+            conn.commit()
 
     def _create_table(self, c: SQLiteCursor) -> None:
         super()._create_table(c)

@@ -125,3 +125,37 @@ def test_a_hands_corrections_are_found_through_the_corrections_index(
     again = LedgerApp(app.settings)
     again.close()
     assert index in indexes()
+
+
+def test_a_store_made_before_the_corrections_index_opens_while_another_process_writes(
+        sqlite_settings: Settings) -> None:
+    """The first open of a SQLite store made without the corrections index makes it while the
+    service may be writing: it waits for the writer (the store's lock timeout), as any write
+    does, instead of failing at once with "database is locked" (a transaction that has read
+    may not wait to become a writer)."""
+    import sqlite3
+    import threading
+
+    from ledger.persistence import sqlite_path
+
+    ledger = LedgerApp(sqlite_settings)
+    simulate(ledger, "stud-hilo", CODE, 1, seed=11)
+    from projections.db import Store
+
+    index = f"{Store(ledger.recorder).events_table}_corrections"
+    ledger.close()
+    path = sqlite_path(sqlite_settings.database_url)
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute(f"DROP INDEX {index}")
+    writer.execute("BEGIN IMMEDIATE")  # another process's command, mid-write
+    release = threading.Timer(0.5, writer.execute, ("COMMIT",))
+    release.start()
+    try:
+        again = LedgerApp(sqlite_settings)
+        again.close()
+    finally:
+        release.join()
+        writer.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
+                            (index,)).fetchone() is not None
