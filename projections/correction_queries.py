@@ -76,6 +76,22 @@ def correction_events(app: Any, code: str, hand_no: int, *, after: int = 0) -> l
     return found
 
 
+def indexed_corrections(app: Any, tid: Any, after: int, upto: int) -> list[int] | None:
+    """The versions after ``after`` up to ``upto`` of the table's correction events as the
+    corrections index gives them (what a hand's replay reads of the table after the hand;
+    :func:`correction_events`), or None for a recorder other than the library's SQLite or
+    PostgreSQL one (no index)."""
+    from eventsourcing.sqlite import SQLiteApplicationRecorder
+
+    from ledger.persistence import loaded_classes
+
+    if not isinstance(app.recorder, (SQLiteApplicationRecorder, *loaded_classes(
+            "eventsourcing.postgres", "PostgresApplicationRecorder"))):
+        return None
+    return [s.originator_version for s in _stored_of(app, tid, after)
+            if s.originator_version <= upto]
+
+
 def _stored_of(app: Any, tid: Any, after: int) -> Iterator[Any]:
     """The table's stored correction events after ``after``, in version order: found by the
     database through the corrections index (``ledger.persistence.CORRECTIONS_WHERE``; without

@@ -13,6 +13,10 @@ chain (stored rows): ``event_edited`` (an event no longer hashes to what the nex
 ``event_deleted`` (a version is missing), ``event_inserted`` (a row repeats the chain link of an
 earlier one), ``events_reordered`` (rows out of their chain order), ``stream_start`` (the stream
 does not begin with a TableOpened on the genesis hash), ``undecodable_event``;
+corrections index (what a hand's replay reads of its table after the hand,
+:mod:`projections.correction_queries`): ``corrections_index`` (the index does not give exactly
+the correction events the audit read: made stale by hand, it would hide a hand's corrections
+from its replay);
 command log (the copy of every event kept with its command): ``command_log_mismatch``,
 ``command_log_missing`` (the log lists an event the store lacks: deleted or truncated),
 ``command_log_unknown`` (an event no command appended);

@@ -36,7 +36,7 @@ from ledger.accounts import net_flows
 from ledger.errors import NotFound
 from ledger.fleet import Fleet, not_across_shards
 from ledger.history import StorePast
-from ledger.persistence import state_bytes
+from ledger.persistence import CORRECTION_TOPICS, state_bytes
 from ledger.principals import PrincipalStore
 from ledger.table import TableEvent, TableOpened, chain_digest, table_id
 from ledger.tablestate import TableState
@@ -209,10 +209,13 @@ def audit_table(app: Any, reader: SnapshotReader, tid: UUID, report: AuditReport
     if begin is not None:
         _resume(reader, tid, begin, links, replay, walk, report)
     count = 0
+    corrections: list[int] = []  # the versions of the correction events read
     for stored in reader.events(tid, gt=after):
         data = None
         if chain:
             data = links.feed(stored.originator_version, stored.topic, stored.state).data
+            if stored.topic in CORRECTION_TOPICS:
+                corrections.append(stored.originator_version)
         event = _decode(app, stored.event, label, None if replay.broken else report, data) \
             if data is not None or not chain else None
         walk.step(stored.position, stored.originator_version, event)
@@ -227,6 +230,7 @@ def audit_table(app: Any, reader: SnapshotReader, tid: UUID, report: AuditReport
         progress(count % 500)
     if chain:
         links.finish()
+        _corrections_index(app, tid, label, after, links.last_version, corrections, report)
     replay.finish()
     for version, hand, why in walk.left_out:
         report.discrepancies.append(Discrepancy(
@@ -245,6 +249,20 @@ def audit_table(app: Any, reader: SnapshotReader, tid: UUID, report: AuditReport
         if walk.opened is not None:
             report.discrepancies.extend(check.unknown_table(tid, label, *walk.opened))
     return label
+
+
+def _corrections_index(app: Any, tid: UUID, label: str, after: int, upto: int,
+                       read: list[int], report: AuditReport) -> None:
+    """``corrections_index`` when the corrections index does not give exactly the correction
+    events read (after ``after``, up to ``upto``): a hand's replay reads only the index after
+    the hand (``projections.correction_queries``), so an index made stale by hand would hide
+    a hand's corrections from it, or show others, with every row and the chain intact."""
+    from projections.correction_queries import indexed_corrections
+
+    indexed = indexed_corrections(app, tid, after, upto)
+    if indexed is not None and indexed != read:
+        report.discrepancies.append(Discrepancy(label, None, "corrections_index",
+                                                {"versions": read}, {"versions": indexed}))
 
 
 class _Walk:

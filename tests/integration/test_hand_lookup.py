@@ -159,3 +159,51 @@ def test_a_store_made_before_the_corrections_index_opens_while_another_process_w
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
                             (index,)).fetchone() is not None
+
+
+def test_a_stale_corrections_index_is_reported_by_the_audit(sqlite_settings: Settings) -> None:
+    """The corrections index is all a hand's replay reads of the table after the hand: an
+    index rebuilt over nothing and given back the ledger's definition (no row edited, the
+    chain and the command log intact) would hide a hand's correction from its replay. The
+    audit, which reads every row, holds the index to the corrections it read."""
+    import sqlite3
+
+    from ledger.cards import parse_card
+    from ledger.commands import CorrectHand
+    from ledger.persistence import sqlite_path
+    from ledger.records import CardFix
+    from projections.audit import verify
+    from projections.correction_queries import correction_events
+    from projections.db import Store
+    from tests.support.driver import stud_hand
+
+    ledger = LedgerApp(sqlite_settings)
+    driver = stud_hand(ledger)
+    driver.do(CorrectHand, hand=1, fixes=(CardFix(target=3, recorded=parse_card("7h"),
+                                                   actual=parse_card("6h")),),
+              approvers=("sup-anna",), reason="dealer keyed 7h for 6h")
+    assert len(correction_events(ledger, "STUD-C", 1)) == 1
+    assert verify(ledger).ok
+    corrected = driver.version
+    index = f"{Store(ledger.recorder).events_table}_corrections"
+    ledger.close()
+    conn = sqlite3.connect(sqlite_path(sqlite_settings.database_url), isolation_level=None)
+    (made,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (index,)).fetchone()
+    conn.execute(f"DROP INDEX {index}")
+    conn.execute(made.replace("WHERE topic IN", "WHERE originator_version < 0 AND topic IN"))
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = ?", (made, index))
+    conn.execute("PRAGMA writable_schema = OFF")
+    conn.close()
+    again = LedgerApp(sqlite_settings)
+    try:
+        assert correction_events(again, "STUD-C", 1) == []  # what the index hides
+        report = verify(again)
+        found = [d for d in report.discrepancies if d.kind == "corrections_index"]
+        assert len(found) == 1, report.discrepancies
+        assert found[0].table == "STUD-C"
+        assert found[0].expected == {"versions": [corrected]}
+        assert found[0].recorded == {"versions": []}
+        assert not report.ok
+    finally:
+        again.close()
