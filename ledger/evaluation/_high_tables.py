@@ -247,8 +247,8 @@ class _RankTable(dict[int, int]):
     def __missing__(self, key: int) -> int:
         if self.whole:
             raise KeyError(key)
-        if dict.__len__(self) < ALONE:
-            value = self[key] = _rank_strength(key)
+        if dict.__len__(self) < ALONE and type(key) is int:  # another type equal to an int
+            value = self[key] = _rank_strength(key)  # key finds it in the whole table only
             return value
         return self._built()[key]
 

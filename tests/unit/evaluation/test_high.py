@@ -338,3 +338,18 @@ def test_a_rank_key_worked_out_alone_is_the_tables() -> None:
     assert dict(table) == whole
     with pytest.raises(KeyError):
         table[eight]
+
+
+def test_a_rank_key_of_another_number_type_finds_what_the_whole_table_finds() -> None:
+    """A key equal to an integer key (numpy's integers, a float without a fraction, True) finds
+    that key's strength in the whole table, as in a plain dict: so it does before the table is
+    built, when the first keys are worked out one by one."""
+    import numpy as np
+
+    from ledger.evaluation._high_tables import POW5, _rank_strengths, _RankTable
+
+    whole = _rank_strengths()
+    pair = 2 * POW5[12]  # two aces
+    for key in (np.int64(pair), np.uint64(pair), float(pair), True):
+        table = _RankTable()
+        assert table[key] == whole[key], key  # type: ignore[index]
