@@ -507,14 +507,15 @@ def plot(rows: list[dict[str, Any]], path: Path, jobs: int) -> bool:
     stores = sorted({r["store"] for r in rows})
     fig, axes = plt.subplots(2, len(stores), figsize=(6.5 * len(stores), 9), squeeze=False)
     series = [("scan", "raw scan"), ("audit", "audit"), ("audit_jobs", f"audit, {jobs} jobs"),
-              ("rebuild", "rebuild"), ("audit_base", "audit (before)"),
+              ("rebuild", "rebuild"), ("rebuild_jobs", f"rebuild, {jobs} jobs"),
+              ("audit_base", "audit (before)"),
               ("rebuild_base", "rebuild (before)")]
     for (ax, cpu_ax), store in zip(zip(axes[0], axes[1], strict=True), stores, strict=True):
         mine = [r for r in rows if r["store"] == store]
         for target, measure_rate, unit in ((ax, rate, "events/s (wall clock)"),
                                            (cpu_ax, _cpu_rate, "events per CPU second")):
             for key, label in series:
-                if key == "audit_jobs" and target is cpu_ax:
+                if key.endswith("_jobs") and target is cpu_ax:
                     continue  # its workers' CPU is not the parent's
                 points = [(n, measure_rate(r.get(key), n)) for r in mine
                           if (n := _events(r.get("build_base")) if key.endswith("_base")
