@@ -72,6 +72,12 @@ class StateConflict(LedgerError):
     """The table is not in a state where this can happen (hand in progress, already open, ...)."""
 
 
+class UndecodableEvent(LedgerError):
+    """A stored event cannot be decoded (an unknown topic, not JSON, a field that fails
+    validation, a class version there is none of): the table's record was altered. Code
+    ``undecodable_event``; details: the table, the version and what is wrong."""
+
+
 class ConcurrencyError(LedgerError):
     """The table kept changing under the command; retries were exhausted."""
 

@@ -59,16 +59,18 @@ def correction_events(app: Any, code: str, hand_no: int, *, after: int = 0) -> l
     Read from the table's own stream after version ``after`` (the caller may pass the version
     before the hand's first event: nothing corrects a hand before it started), decoding only
     the correction records; the views are neither read nor brought up to date, so a reading
-    command costs the same whether or not the follower has run."""
+    command costs the same whether or not the follower has run. A correction event that
+    cannot be decoded raises :class:`ledger.errors.UndecodableEvent`, naming it."""
     from ledger.fleet import app_of
+    from ledger.history import decoded
     from ledger.records import HandCorrected, SeatCorrected
     from ledger.table import table_id
 
     app = app_of(app, code)
     tid = table_id(code)
-    found = []
+    found: list[Any] = []
     for stored in _stored_of(app, tid, after):
-        event = app.mapper.to_domain_event(stored)
+        event = decoded(app, stored, code)
         if (isinstance(event, HandCorrected) and event.hand == hand_no) or (
                 isinstance(event, SeatCorrected)
                 and event.from_hand <= hand_no <= event.to_hand):

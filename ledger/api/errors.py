@@ -73,6 +73,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "unknown_principal": 404,
     "principal_exists": 409,
     "table_chain_broken": 409,
+    "undecodable_event": 409,
     "unknown_rule": 404,
     "unknown_game": 422,
     "seat_empty": 409,
