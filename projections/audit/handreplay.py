@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from ledger import records as r
 from ledger.cards import verify_commitment
 from ledger.describe import describe, transfer_line
-from ledger.errors import LedgerError, NotFound
+from ledger.errors import LedgerError, NotFound, UndecodableEvent
 from ledger.fleet import app_of
 from ledger.principals import PrincipalStore, actor_text
 from projections.audit.chain import CHAIN_KINDS
@@ -106,28 +106,33 @@ def hand_replay(app: Any, table: str, hand_no: int) -> HandReplay:
     if anchored(app, tid):
         try:
             return _anchored_replay(app, tid, replay, report, observe)
-        except LedgerError:
-            raise
+        except LedgerError as exc:
+            if not isinstance(exc, UndecodableEvent):  # the whole replay names that row
+                raise
         except Exception:  # corrected, or a row that cannot even be read: the whole replay
-            replay = HandReplay(table=table, hand_no=hand_no, game=replay.game,
-                                currency=replay.currency, timezone=replay.timezone)
-            report = AuditReport()
-            observe = _observer(replay, hand_no)
+            pass
+        replay = HandReplay(table=table, hand_no=hand_no, game=replay.game,
+                            currency=replay.currency, timezone=replay.timezone)
+        report = AuditReport()
+        observe = _observer(replay, hand_no)
     with consistent_read(app) as reader:
         # One walk of the table: the chain and command log are checked (what
         # projections.audit.chain.chain_breaks checks) as the rows are read for the replay.
         audit_table(app, reader, tid, report, scope=hand_scope(hand_no), observer=observe,
                     chain=True)
-    if not replay.steps:
+    unread = [d for d in report.discrepancies if d.kind == "undecodable_event"]
+    if not replay.steps and not unread:
         raise NotFound("unknown_hand", f"table {table} has no hand {hand_no}", table=table,
                        hand=hand_no)
     replay.table = report.tables[0] if report.tables else table
     found = [d for d in report.discrepancies if _of_chain(d)]
     replay.chain_breaks = [{"kind": d.kind, "hand": d.hand, "expected": d.expected,
                             "recorded": d.recorded} for d in found]
+    # A row that cannot be decoded stops the table's replay there (whatever hand it holds,
+    # which cannot be told): it is the hand's discrepancy too, never an unknown hand.
     replay.discrepancies.extend(d for d in report.discrepancies
-                                if d.hand == hand_no and d not in replay.discrepancies
-                                and not _of_chain(d))
+                                if (d.hand == hand_no or d in unread)
+                                and d not in replay.discrepancies and not _of_chain(d))
     return replay
 
 
@@ -252,9 +257,12 @@ def _of_chain(found: Discrepancy) -> bool:
 def _table_info(app: Any, tid: Any) -> tuple[str | None, str | None, str | None]:
     """(game, currency, time zone) of the table, from its opening (its first event)."""
     first = app.recorder.select_events(tid, lte=1)
-    if not first:
+    try:
+        opened = json.loads(first[0].state) if first else None
+    except ValueError:  # not JSON: the audit's walk names it
+        opened = None
+    if not isinstance(opened, dict):
         return None, None, None
-    opened = json.loads(first[0].state)
     return opened.get("game"), opened.get("currency"), opened.get("timezone")
 
 
