@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 from uuid import UUID
 from zoneinfo import ZoneInfo
 
@@ -59,6 +59,23 @@ def shown_spans(events: list[Any]) -> list[tuple[int, int]]:
     return ([(min(own), max(own))] if own else []) + fixes
 
 
+def unreadable(table: str, breaks: list[dict[str, Any]] | None, exc: Any) -> NoReturn:
+    """End a replay that met a stored row it cannot decode: ``error [undecodable_event] ...``
+    (the table, the version, what is wrong) on standard error, after the chain's warning when
+    the walk found a break, and exit status 1, as for a broken chain (the record was altered;
+    not an error of the command)."""
+    from rich.markup import escape
+
+    from ledger.cli.common import _print_error
+    from projections.audit.chain import breaks_text
+
+    if breaks:
+        err_console.print(f"[bold red]{escape(breaks_text(table, breaks))}[/]",
+                          highlight=False, soft_wrap=True)
+    _print_error(exc.code, exc.message)
+    raise typer.Exit(1)
+
+
 @app.command()
 def replay(
     table: str = typer.Argument(..., metavar="TABLE", help="Table code."),
@@ -76,10 +93,14 @@ def replay(
     result. The deck is shown only once the hand has ended. Each event's actor (who sent the
     command: token:ID or cli:NAME) is named when it changes. When the table's hash chain or
     command log does not verify, a warning says where, at the top and at the end (and on
-    standard error), and the exit status is 1."""
+    standard error), and the exit status is 1. When a stored row it reads cannot be decoded
+    (the hand's, the rows its search reads, its corrections'), nothing is replayed: the error
+    names the table, the version and what is wrong, on standard error, and the exit status
+    is 1."""
     from ledger.access import record_access
     from ledger.cards import verify_commitment
     from ledger.describe import describe, results_lines, transfer_line
+    from ledger.errors import UndecodableEvent
     from ledger.fleet import app_of, table_guard
     from ledger.history import hand_events, opening
     from ledger.principals import actor_text
@@ -92,17 +113,26 @@ def replay(
     from projections.audit.handreplay import rules_of
     from projections.correction_queries import correction_events
 
+    breaks = None
     with ledger_app(database_url, reading=True) as fleet, table_guard(fleet, table):
         ledger = app_of(fleet, table)  # with LEDGER_SHARDS: the store that holds the table
-        opened = opening(ledger, table)
-        tid = opened.originator_id
-        # A table without a chain anchor is walked whole (that walk vouches for an intact
-        # chain, so the load does not walk it again); one with anchors, only the stretches
-        # between signed snapshots that hold what is shown (projections.audit.handchain).
-        breaks = chain_breaks(ledger, tid) if not anchored(ledger, tid) else None
-        events = hand_events(ledger, table, hand_no)
-        corrections = correction_events(
-            ledger, table, hand_no, after=events[0].originator_version - 1 if events else 0)
+        try:
+            opened = opening(ledger, table)
+            tid = opened.originator_id
+            # A table without a chain anchor is walked whole (that walk vouches for an intact
+            # chain, so the load does not walk it again); one with anchors, only the stretches
+            # between signed snapshots that hold what is shown (projections.audit.handchain).
+            breaks = chain_breaks(ledger, tid) if not anchored(ledger, tid) else None
+            events = hand_events(ledger, table, hand_no)
+            corrections = correction_events(
+                ledger, table, hand_no, after=events[0].originator_version - 1 if events else 0)
+        except UndecodableEvent as exc:
+            if breaks is None:  # with anchors: the stretch that holds the row
+                from ledger.table import table_id
+
+                version = int(exc.details["version"])
+                breaks = span_breaks(ledger, table_id(table), [(version, version)])
+            unreadable(table, breaks, exc)
         if breaks is None:
             breaks = span_breaks(ledger, tid, shown_spans([*events, *corrections]))
         if events and not isinstance(events[-1], HAND_ENDINGS):
