@@ -272,3 +272,56 @@ def test_an_anchored_audit_of_a_hand_is_the_whole_replay_s(app: LedgerApp) -> No
             assert (fast.commitment, fast.commitment_ok) == (slow.commitment, slow.commitment_ok)
     finally:
         whole.close()
+
+
+@pytest.mark.parametrize("where", ["inside", "after"])
+@pytest.mark.parametrize("how", sorted(tamper.UNDECODABLE))
+def test_an_undecodable_row_in_an_anchored_hand_s_stretch_is_named(app: LedgerApp, how: str,
+                                                                   where: str) -> None:
+    """In a table with anchors, a row of the hand's stretch that cannot be decoded (the chain
+    recomputed after it, the command log rewritten) is named by ``ledger replay`` (an error,
+    exit status 1) and ``ledger audit hand`` (a discrepancy ``undecodable_event``), never an
+    unknown hand or an internal error."""
+    from ledger.errors import UndecodableEvent
+    from ledger.history import hand_events
+    from projections.audit.handreplay import hand_replay
+
+    tid = table_id(CODE)
+    first, last = _hand_span(app, tid, EVERY + 5)
+    hand = json.loads(app.recorder.select_events(tid, gt=first - 1, lte=first)[0].state)[
+        "hand_no"]
+    version = first + 2 if where == "inside" else last + 1
+    tamper.make_undecodable(app, tid, version, how)
+    other = cold(app)
+    try:
+        with pytest.raises(UndecodableEvent) as caught:
+            hand_events(other, CODE, hand)
+        assert caught.value.details == {"table": CODE, "version": version,
+                                        "error": caught.value.details["error"]}
+        replay = hand_replay(other, CODE, hand)
+        named = [d.recorded for d in replay.discrepancies if d.kind == "undecodable_event"] + [
+            b["recorded"] for b in replay.chain_breaks if b["kind"] == "undecodable_event"]
+        assert not replay.ok and named and named[0]["version"] == version
+    finally:
+        other.close()
+    from typer.testing import CliRunner
+
+    from ledger.cli import _register
+    from ledger.cli import app as cli
+    from ledger.logs import configure
+
+    _register()
+    env = {"LEDGER_DECK_KEY_FILE": str(app.settings.deck_key_file),
+           "LEDGER_POSTGRES_SCHEMA": app.settings.postgres_schema,
+           "LEDGER_CHAIN_ANCHOR_INTERVAL": str(EVERY)}
+    url = ["--database-url", app.settings.database_url]
+    try:
+        for args in (["replay", CODE, str(hand)], ["audit", "hand", CODE, str(hand)]):
+            result = CliRunner().invoke(cli, [*args, *url], env=env)
+            assert result.exit_code == 1, result.output
+            assert "undecodable_event" in result.output, result.output
+            assert f"v{version}" in result.output or f'"version": {version}' in result.output
+            assert "unknown_hand" not in result.output
+            assert "internal_error" not in result.output
+    finally:
+        configure("WARNING")

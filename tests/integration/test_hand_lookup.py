@@ -207,3 +207,131 @@ def test_a_stale_corrections_index_is_reported_by_the_audit(sqlite_settings: Set
         assert not report.ok
     finally:
         again.close()
+
+
+def _hand_span(app: LedgerApp, hand_no: int) -> tuple[int, int]:
+    versions = [e.originator_version for e in _scanned(app, hand_no)]
+    return versions[0], versions[-1]
+
+
+def _where(app: LedgerApp, where: str) -> tuple[int, int]:
+    """(hand, version of the row made undecodable): the row after hand 3's end, one inside
+    it, or the first row the binary search's first probe reads (in a hand it does not seek)."""
+    first, last = _hand_span(app, 3)
+    if where == "after":
+        return 3, last + 1
+    if where == "inside":
+        return 3, first + 2
+    head = app.recorder.select_events(table_id(CODE), desc=True, limit=1)[0].originator_version
+    mid = (1 + head) // 2
+    probed = next(e for e in stream(app, CODE, after=mid - 1) if hasattr(e, "hand_no"))
+    hand = 1 if probed.hand_no > 1 else HANDS
+    return hand, probed.originator_version
+
+
+def _cli(app: LedgerApp, *args: str) -> Any:
+    from typer.testing import CliRunner
+
+    from ledger.cli import _register
+    from ledger.cli import app as cli
+    from ledger.logs import configure
+
+    _register()
+    env = {"LEDGER_DECK_KEY_FILE": str(app.settings.deck_key_file),
+           "LEDGER_POSTGRES_SCHEMA": app.settings.postgres_schema}
+    try:
+        return CliRunner().invoke(cli, [*args, "--database-url", app.settings.database_url],
+                                  env=env)
+    finally:
+        configure("WARNING")
+
+
+@pytest.mark.parametrize("where", ["after", "inside", "probe"])
+@pytest.mark.parametrize("how", sorted(tamper.UNDECODABLE))
+def test_an_undecodable_row_near_a_hand_is_named_not_taken_for_an_unknown_hand(
+        app: LedgerApp, how: str, where: str) -> None:
+    """A row that cannot be decoded (an unknown topic, not JSON, a field that fails validation,
+    a class version there is none of), the chain recomputed after it and the command log
+    rewritten as an insider would: where the hand's lookup, its replay or its audit reads it,
+    it is named (the table, the version, what is wrong), never taken for an unknown hand."""
+    from ledger.errors import UndecodableEvent
+    from projections.audit import verify
+    from projections.audit.handreplay import hand_replay
+
+    hand, version = _where(app, where)
+    tamper.make_undecodable(app, table_id(CODE), version, how)
+    cold = LedgerApp(app.settings)
+    try:
+        found = [d for d in verify(cold).discrepancies if d.kind == "undecodable_event"]
+        assert found and found[0].recorded["version"] == version, found
+        with pytest.raises(UndecodableEvent) as caught:
+            hand_events(cold, CODE, hand)
+        assert caught.value.code == "undecodable_event"
+        assert caught.value.details["table"] == CODE
+        assert caught.value.details["version"] == version
+        assert f"v{version}" in caught.value.message and CODE in caught.value.message
+        replay = hand_replay(cold, CODE, hand)
+        assert not replay.ok
+        named = [d.recorded for d in replay.discrepancies if d.kind == "undecodable_event"] + [
+            b["recorded"] for b in replay.chain_breaks if b["kind"] == "undecodable_event"]
+        assert named and named[0]["version"] == version, (replay.discrepancies,
+                                                          replay.chain_breaks)
+    finally:
+        cold.close()
+    replayed = _cli(app, "replay", CODE, str(hand))
+    assert replayed.exit_code == 1, replayed.output
+    assert "undecodable_event" in replayed.output and f"v{version}" in replayed.output
+    assert CODE in replayed.output
+    assert "unknown_hand" not in replayed.output and "internal_error" not in replayed.output
+    audited = _cli(app, "audit", "hand", CODE, str(hand))
+    assert audited.exit_code == 1, audited.output
+    assert (f"undecodable_event at v{version}" in audited.output
+            or ("DISCREPANCY undecodable_event" in audited.output
+                and f'"version": {version}' in audited.output)), audited.output
+    assert "unknown_hand" not in audited.output and "internal_error" not in audited.output
+
+
+@pytest.mark.parametrize("how", ["class_version", "field", "json"])
+def test_an_undecodable_correction_of_a_hand_is_named(store_settings: Settings,
+                                                      how: str) -> None:
+    """A correction of the hand (read after it, through the corrections index) that cannot be
+    decoded is named by the replay and by the hand's audit, as a row of the hand is."""
+    from ledger.cards import parse_card
+    from ledger.commands import CorrectHand
+    from ledger.errors import UndecodableEvent
+    from ledger.records import CardFix
+    from projections.audit.handreplay import hand_replay
+    from projections.correction_queries import correction_events
+    from tests.support.driver import stud_hand
+
+    ledger = LedgerApp(store_settings)
+    try:
+        driver = stud_hand(ledger)
+        driver.do(CorrectHand, hand=1, fixes=(CardFix(target=3, recorded=parse_card("7h"),
+                                                       actual=parse_card("6h")),),
+                  approvers=("sup-anna",), reason="dealer keyed 7h for 6h")
+        version = driver.version
+        tamper.make_undecodable(ledger, table_id("STUD-C"), version, how)
+    finally:
+        ledger.close()
+    cold = LedgerApp(store_settings)
+    try:
+        with pytest.raises(UndecodableEvent) as caught:
+            correction_events(cold, "STUD-C", 1)
+        assert caught.value.details["version"] == version
+        replay = hand_replay(cold, "STUD-C", 1)
+        named = [d.recorded for d in replay.discrepancies if d.kind == "undecodable_event"] + [
+            b["recorded"] for b in replay.chain_breaks if b["kind"] == "undecodable_event"]
+        assert not replay.ok and named and named[0]["version"] == version
+    finally:
+        cold.close()
+    app = LedgerApp(store_settings)
+    try:
+        for args in (["replay", "STUD-C", "1"], ["audit", "hand", "STUD-C", "1"]):
+            result = _cli(app, *args)
+            assert result.exit_code == 1, result.output
+            assert "undecodable_event" in result.output, result.output
+            assert "unknown_hand" not in result.output
+            assert "internal_error" not in result.output
+    finally:
+        app.close()

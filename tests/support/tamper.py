@@ -186,3 +186,43 @@ def edit_snapshot(app: LedgerApp, tid: UUID, old: str, new: str) -> int:
                "WHERE originator_id = %s AND originator_version = %s")
     _execute(app, sql, (old, new, _id(app, tid), version))
     return version
+
+
+UNDECODABLE = {
+    "topic": None,  # the row's topic lowercased: no such event class
+    "json": ('"timestamp":', '"timestamp"'),  # not JSON
+    "field": ('"timestamp":"', '"timestamp":"x'),  # a field that fails validation
+    "class_version": ('"timestamp":', '"class_version":0,"timestamp":'),  # no such version
+}
+"""The ways :func:`make_undecodable` makes a stored row that the ledger cannot decode."""
+
+
+def make_undecodable(app: LedgerApp, tid: UUID, version: int, how: str) -> None:
+    """Make the stored row at ``version`` undecodable (``how``: a key of
+    :data:`UNDECODABLE`), then recompute the chain after it and rewrite the command log, as
+    an insider with write access to the store would, so that only the row itself is wrong."""
+    import json
+
+    if how == "topic":
+        _execute(app, f"UPDATE {_table(app)} SET topic = lower(topic) WHERE originator_id = %s "
+                 "AND originator_version = %s", (_id(app, tid), version))
+    else:
+        old, new = UNDECODABLE[how] or ("", "")
+        replace_in_event(app, tid, version, old, new)
+    rechain(app, tid, version)
+    stored: dict[int, Any] = {}
+    for row in _rows(app, tid, 0):
+        try:
+            stored[row.originator_version] = json.loads(row.state)
+        except ValueError:
+            stored[row.originator_version] = None
+    schema, rows = _command_rows(app, tid)
+    for command_id, result in rows:
+        data = json.loads(result)
+        if any(stored.get(e["version"], 0) is None for e in data["events"]):
+            continue  # not JSON: the log keeps the ledger's copy
+        data["events"] = [{"type": e["type"], "version": e["version"],
+                           **stored.get(e["version"], {})} for e in data["events"]]
+        _execute(app, f"UPDATE {schema}ledger_commands SET result = %s "
+                 "WHERE table_id = %s AND command_id = %s",
+                 (json.dumps(data), str(tid), command_id))
