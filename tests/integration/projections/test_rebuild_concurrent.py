@@ -1,0 +1,74 @@
+"""A rebuild read straight through (its views marked as being built, rows kept in memory
+between batches) that another rebuild overtakes while it runs leaves the other's rows as they
+are: it stops instead of writing what it kept on top of them."""
+
+from __future__ import annotations
+
+import pytest
+
+from ledger.application import LedgerApp
+from ledger.errors import StateConflict
+from projections import rebuild as parallel
+from projections.registry import VIEW_TYPES
+from projections.runner import Runner
+from tests.integration.projections.conftest import dump_views
+
+ALL_TABLES = tuple(t for cls in VIEW_TYPES.values() for t in cls.tables)
+
+
+def test_a_rebuild_overtaken_by_another_stops_and_leaves_its_rows(
+    app: LedgerApp, played: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Runner(app, batch_size=97).rebuild()
+    alone = dump_views(app, ALL_TABLES)
+    monkeypatch.setattr(parallel, "MIN_EVENTS", 0)
+    first = Runner(app, batch_size=97)
+    calls = 0
+
+    def meanwhile(_: int) -> None:  # a second operator's rebuild, run to its end
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            assert Runner(app, batch_size=89).rebuild() == first.head()
+
+    with pytest.raises(StateConflict) as stopped:
+        first.rebuild(progress=meanwhile)
+    assert stopped.value.code == "projection_rebuilt_meanwhile"
+    assert dump_views(app, ALL_TABLES) == alone
+    assert all(not s.outdated and s.lag == 0 for s in Runner(app).status())
+
+
+def test_a_rebuild_whose_views_another_started_over_does_not_mark_them_current(
+    app: LedgerApp, played: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another rebuild empties the views after this one's last batch was read, and is killed
+    at once: this one's last write would put only the rows it kept in the empty views and
+    mark them current."""
+    monkeypatch.setattr(parallel, "MIN_EVENTS", 0)
+    first = Runner(app, batch_size=97)
+    head, read = first.head(), 0
+
+    def meanwhile(n: int) -> None:
+        nonlocal read
+        read += n
+        if read == head:  # the other rebuild's first step, then it is killed
+            Runner(app).reset(building=True)
+
+    with pytest.raises(StateConflict) as stopped:
+        first.rebuild(progress=meanwhile)
+    assert stopped.value.code == "projection_rebuilt_meanwhile"
+    assert all(s.outdated for s in Runner(app).status())
+
+
+def test_a_catch_up_that_a_rebuild_overtakes_stops_as_outdated(
+    app: LedgerApp, played: dict[str, str]
+) -> None:
+    """A follower (``projections update --follow``) checked the views' fingerprints just before
+    a rebuild marked them as being built: its batch finds their positions moved and does not
+    write into the views being built."""
+    follower = Runner(app, batch_size=97)
+    follower.rebuild()
+    Runner(app).reset(building=True)  # a rebuild starts, after the follower's check
+    with pytest.raises(StateConflict) as stopped:
+        follower._catch_up(None, 1)
+    assert stopped.value.code == "projection_outdated"
