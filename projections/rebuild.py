@@ -76,7 +76,7 @@ def _replay(runner: Any, jobs: int, head: int, progress: Callable[[int], None] |
     with ProcessPoolExecutor(max_workers=len(shares), mp_context=context, initializer=_open,
                              initargs=(runner.app.settings,)) as pool:
         futures: list[Future[int]] = [
-            pool.submit(_build, views, share, head, runner.batch_size,
+            pool.submit(_build, views, share, head, runner.batch_size, runner._building,
                         [counts[tid][0] for tid in share]
                         if len(share) <= MAX_STREAMS_READ and not runner.store.postgres
                         else None)
@@ -128,8 +128,8 @@ def _open(settings: Any) -> None:
 
 
 def _build(views: list[str], share: list[UUID], head: int, batch_size: int,
-           stored: list[Any] | None) -> int:
+           building: str | None, stored: list[Any] | None) -> int:
     from projections.runner import Runner
 
     runner = Runner(_worker_app, views, batch_size=batch_size)
-    return int(runner.replay_streams(set(share), head, stored=stored))
+    return int(runner.replay_streams(set(share), head, stored=stored, building=building))

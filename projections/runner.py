@@ -21,6 +21,7 @@ from __future__ import annotations
 import gc
 import re
 import threading
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -169,6 +170,9 @@ class Runner:
         """Positions recorded in ``proj_rejects``: every view leaves them out alike."""
         self._writes = 0
         """Writes of the rebuild read straight through so far (:meth:`_write_pending`)."""
+        self._building: str | None = None
+        """The mark of the views being built by this rebuild (:meth:`reset`): another rebuild
+        that starts over meanwhile marks them with its own."""
 
     # --- schema and tracking ---------------------------------------------------------------
 
@@ -288,8 +292,10 @@ class Runner:
 
     def reset(self, *, position: int = 0, building: bool = False) -> None:
         """Empty the views' tables and set their positions, in one transaction. ``building``:
-        marked as being built by several processes (outdated until :meth:`built`)."""
+        marked as being built by several processes (outdated until :meth:`built`), with a mark
+        of this rebuild's own (:meth:`_own`)."""
         self.setup()
+        self._building = uuid.uuid4().hex if building else None
         with self.store.transaction() as tx:
             for view in self.views:
                 for table in view.tables:
@@ -328,13 +334,39 @@ class Runner:
                     tx.execute(statement)
 
     def built(self, position: int) -> None:
-        """The views hold every event up to ``position``: track them there, current."""
+        """The views hold every event up to ``position``: track them there, current (when
+        they are still marked as being built by this rebuild, :meth:`_own`)."""
         with self.store.transaction() as tx:
+            self._own(tx)
             for view in self.views:
                 self._track(tx, view, position, False)
 
+    def _own(self, tx: Tx) -> None:
+        """Take the write lock and check that the views are still marked as being built by
+        this rebuild (:meth:`reset`); another rebuild that started over meanwhile (it emptied
+        them) is ``projection_rebuilt_meanwhile``: this one stops, leaving that one's rows."""
+        mark = self._building
+        if mark is None:  # pragma: no cover - a rebuild always marks its views
+            tx.execute("UPDATE {proj_tracking} SET position = position WHERE view = ''")
+            return
+        taken = [view.name for view in self.views if tx.execute(
+            "UPDATE {proj_tracking} SET position = position WHERE view = ? AND fingerprint = ?",
+            (view.name, self._building_mark(view, mark))) != 1]
+        if taken:
+            raise StateConflict(
+                "projection_rebuilt_meanwhile",
+                f"view(s) {', '.join(taken)} were emptied by another rebuild (or changed by "
+                "another command) while this one ran: this rebuild stopped and left them as "
+                "the other left them; run `ledger projections status`, and "
+                "`ledger projections rebuild` once no other runs", views=taken)
+
+    def _building_mark(self, view: View, mark: str | None) -> str:
+        return f"building;{mark};" + self.fingerprint(view) if mark else \
+            "building;" + self.fingerprint(view)
+
     def _track(self, tx: Tx, view: View, position: int, building: bool) -> None:
-        fingerprint = ("building;" if building else "") + self.fingerprint(view)
+        fingerprint = self._building_mark(view, self._building) if building else \
+            self.fingerprint(view)
         tx.execute(
             "UPDATE {proj_tracking} SET position = ?, fingerprint = ?, updated_at = ? "
             "WHERE view = ?", (position, fingerprint, iso(datetime.now(UTC)), view.name),
@@ -342,7 +374,7 @@ class Runner:
 
     def replay_streams(self, streams: set[Any] | None, head: int,
                        progress: Progress | None = None,
-                       stored: Sequence[Any] | None = None) -> int:
+                       stored: Sequence[Any] | None = None, building: str | None = None) -> int:
         """Write the rows of the events of ``streams`` (table ids; None: every table) up to log
         position ``head``, one transaction per batch, without moving the tracking rows (a
         rebuild, its views marked as being built: in several processes, each writes its own
@@ -350,8 +382,11 @@ class Runner:
         later events still change (:attr:`projections.base.View.keeping`) and write them
         last. ``stored``: the ids of ``streams`` as stored, to read only their events (at most
         :data:`projections.rebuild.MAX_STREAMS_READ`; else every event is read, and theirs
-        kept)."""
+        kept). ``building``: the mark of the rebuild (a worker's; else this runner's own,
+        :meth:`reset`)."""
         self._writes = 0
+        if building is not None:
+            self._building = building
         with fewer_collections(), collections_by_hand():
             try:
                 for view in self.views:
@@ -405,7 +440,7 @@ class Runner:
         tables' rows side by side wait for each other only while rows are written (SQLite
         refuses a read transaction that turns into a write after another one committed)."""
         with self.store.transaction() as tx:
-            tx.execute("UPDATE {proj_tracking} SET position = position WHERE view = ''")
+            self._own(tx)
             for view in self.views:
                 view.write_with(tx)
         for view in self.views:
@@ -416,7 +451,7 @@ class Runner:
     def _write_kept(self, _: list[Item]) -> None:
         """The views write what they kept (the last write of :meth:`replay_streams`)."""
         with self.store.transaction() as tx:
-            tx.execute("UPDATE {proj_tracking} SET position = position WHERE view = ''")
+            self._own(tx)
             for view in self.views:
                 view.keeping = False
                 view.write_with(tx)
@@ -457,7 +492,8 @@ class Runner:
             items = self._decode_rows(rows)
             try:
                 self._apply_screened(items, positions, int(rows[-1][0]))
-            except _Moved:
+            except _Moved:  # another runner went on; or a rebuild started over: outdated
+                self._check_fingerprints()
                 continue
             done += len(rows)
             batches += 1
@@ -612,8 +648,8 @@ class Runner:
             for view in active:
                 moved = tx.execute(
                     "UPDATE {proj_tracking} SET position = ?, updated_at = ? "
-                    "WHERE view = ? AND position = ?",
-                    (last, now, view.name, positions[view.name]),
+                    "WHERE view = ? AND position = ? AND fingerprint = ?",
+                    (last, now, view.name, positions[view.name], self.fingerprint(view)),
                 )
                 if moved != 1:
                     raise _Moved(view.name)
