@@ -72,3 +72,30 @@ def test_a_catch_up_that_a_rebuild_overtakes_stops_as_outdated(
     with pytest.raises(StateConflict) as stopped:
         follower._catch_up(None, 1)
     assert stopped.value.code == "projection_outdated"
+
+
+def test_events_written_during_a_rebuild_read_straight_through_are_in_its_views_once(
+    app: LedgerApp, played: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ledger.commands import BuyIn, OpenTable, SeatPlayer
+
+    monkeypatch.setattr(parallel, "MIN_EVENTS", 0)
+    calls = 0
+
+    def meanwhile(_: int) -> None:  # a table opened and a buy-in while the rebuild runs
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            app.execute(OpenTable(command_id="o", table="T9", game="caribbean-stud"))
+            app.execute(SeatPlayer(command_id="s", table="T9", seat=1, player="p9"))
+        if calls == 5:
+            app.execute(BuyIn(command_id="b", table="T9", seat=1, amount=700))
+
+    runner = Runner(app, batch_size=97)
+    runner.rebuild(progress=meanwhile)
+    assert calls > 5
+    assert all(not s.outdated and s.lag == 0 for s in runner.status())
+    during = dump_views(app, ALL_TABLES)
+    Runner(app, batch_size=89).rebuild()
+    assert dump_views(app, ALL_TABLES) == during
+    assert any(row["table_code"] == "T9" for row in during["proj_transfers"])
