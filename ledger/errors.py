@@ -55,6 +55,19 @@ class LedgerError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.code!r}, {self.message!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as it is (a worker process's refusal reaches its parent whole; the default
+        would call ``__init__`` with the message alone and fail there)."""
+        return _restored, (type(self), self.args, dict(self.__dict__))
+
+
+def _restored(cls: type[LedgerError], args: tuple[Any, ...], state: dict[str, Any]
+              ) -> LedgerError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
 
 class InvalidInput(LedgerError):
     """The request itself is malformed: unknown card, repeated card, bad amount, bad count."""
