@@ -99,3 +99,28 @@ def test_events_written_during_a_rebuild_read_straight_through_are_in_its_views_
     Runner(app, batch_size=89).rebuild()
     assert dump_views(app, ALL_TABLES) == during
     assert any(row["table_code"] == "T9" for row in during["proj_transfers"])
+
+
+def test_a_rebuild_read_straight_through_leaves_out_what_batch_by_batch_leaves_out(
+    app: LedgerApp, played: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Numbers past 64 bits and hostile names (quotes, escapes, unicode) in the events: the rows
+    and the events left out are those of a rebuild batch by batch."""
+    from ledger.commands import BuyIn, OpenTable, SeatPlayer
+
+    app.execute(OpenTable(command_id="o", table="T8", game="caribbean-stud"))
+    for seat, player in ((1, 'p"\\\u00e9\u2028'), (2, "p\U0001f600/<")):
+        app.execute(SeatPlayer.model_construct(command_id=f"s{seat}", table="T8", seat=seat,
+                                               player=player))
+    app.execute(BuyIn.model_construct(command_id="huge", table="T8", seat=1, amount=2**70,
+                                      kind="buy_in"))
+    app.execute(BuyIn(command_id="b", table="T8", seat=2, amount=500))
+    batch = Runner(app, batch_size=7)
+    batch.rebuild()
+    alone, rejected = dump_views(app, ALL_TABLES), [r.position for r in batch.left_out()]
+    assert rejected
+    monkeypatch.setattr(parallel, "MIN_EVENTS", 0)
+    through = Runner(app, batch_size=97)
+    through.rebuild()
+    assert dump_views(app, ALL_TABLES) == alone
+    assert [r.position for r in through.left_out()] == rejected
