@@ -124,3 +124,36 @@ def test_a_rebuild_read_straight_through_leaves_out_what_batch_by_batch_leaves_o
     through.rebuild()
     assert dump_views(app, ALL_TABLES) == alone
     assert [r.position for r in through.left_out()] == rejected
+
+
+def test_a_rebuild_starting_over_waits_for_a_write_under_way_and_empties_its_rows(
+    app: LedgerApp, played: dict[str, str]
+) -> None:
+    """A rebuild's write is under way (its transaction open, the mark checked) when another
+    rebuild starts over: that one empties the views after the write has committed, not before
+    (on PostgreSQL a DELETE does not wait for rows not yet committed: they were left in the
+    views the other then built)."""
+    import threading
+    import time
+
+    first = Runner(app)
+    first.reset(building=True)
+    second = Runner(app)
+    second.setup()  # set up already (its tables' DDL would wait for the write)
+    started = threading.Event()
+
+    def start_over() -> None:
+        started.set()
+        second.reset(building=True)
+
+    with first.store.transaction() as tx:
+        first._own(tx)
+        tx.execute("INSERT INTO {proj_tables} (table_code, table_id, game, currency, timezone, "
+                   "opened_at, opened_by, config_version, hands, last_version, last_event_at) "
+                   "VALUES ('Z1', 'z', 'g', 'EUR', 'UTC', 'a', 'b', 1, 0, 1, 'c')")
+        other = threading.Thread(target=start_over)
+        other.start()
+        started.wait()
+        time.sleep(0.5)  # the other's reset is waiting (or has emptied the views already)
+    other.join()
+    assert first.store.fetchall("SELECT table_code FROM {proj_tables}") == []
