@@ -297,10 +297,11 @@ class Runner:
         self.setup()
         self._building = uuid.uuid4().hex if building else None
         with self.store.transaction() as tx:
+            for view in self.views:  # first: waits for the writes under way (:meth:`_own`)
+                self._track(tx, view, position, building)
             for view in self.views:
                 for table in view.tables:
                     tx.execute(f"DELETE FROM {{{table}}}")
-                self._track(tx, view, position, building)
             if {v.name for v in self.views} >= set(view_names()):  # every view: judged again
                 tx.execute(unholdable.REJECTS_DDL)
                 tx.execute("DELETE FROM {proj_rejects}")
@@ -342,16 +343,26 @@ class Runner:
                 self._track(tx, view, position, False)
 
     def _own(self, tx: Tx) -> None:
-        """Take the write lock and check that the views are still marked as being built by
-        this rebuild (:meth:`reset`); another rebuild that started over meanwhile (it emptied
-        them) is ``projection_rebuilt_meanwhile``: this one stops, leaving that one's rows."""
+        """Lock the views' tracking rows (on SQLite: take the write lock) and check that the
+        views are still marked as being built by this rebuild (:meth:`reset`, which updates
+        those rows before it empties the views, so it waits for the write under way); another
+        rebuild that started over meanwhile is ``projection_rebuilt_meanwhile``: this one
+        stops, leaving that one's rows."""
         mark = self._building
         if mark is None:  # pragma: no cover - a rebuild always marks its views
             tx.execute("UPDATE {proj_tracking} SET position = position WHERE view = ''")
             return
-        taken = [view.name for view in self.views if tx.execute(
-            "UPDATE {proj_tracking} SET position = position WHERE view = ? AND fingerprint = ?",
-            (view.name, self._building_mark(view, mark))) != 1]
+        if self.store.postgres:  # a shared lock: the workers' writes do not wait for each other
+            names = [view.name for view in self.views]
+            found = {row["view"]: row["fingerprint"] for row in tx.fetchall(
+                "SELECT view, fingerprint FROM {proj_tracking} WHERE view IN "
+                f"({','.join('?' * len(names))}) FOR SHARE", names)}
+            taken = [view.name for view in self.views
+                     if found.get(view.name) != self._building_mark(view, mark)]
+        else:  # a write: SQLite's write lock, taken before anything else
+            taken = [view.name for view in self.views if tx.execute(
+                "UPDATE {proj_tracking} SET position = position WHERE view = ? AND "
+                "fingerprint = ?", (view.name, self._building_mark(view, mark))) != 1]
         if taken:
             raise StateConflict(
                 "projection_rebuilt_meanwhile",
