@@ -493,7 +493,8 @@ def _daily(daily: dict[str, Any]) -> str:
 
 
 COLOURS = {"scan": "tab:blue", "audit": "tab:orange", "audit_jobs": "tab:green",
-           "rebuild": "tab:red", "audit_base": "tab:orange", "rebuild_base": "tab:red"}
+           "rebuild": "tab:red", "rebuild_jobs": "tab:purple", "audit_base": "tab:orange",
+           "rebuild_base": "tab:red"}
 
 
 def plot(rows: list[dict[str, Any]], path: Path, jobs: int) -> bool:
