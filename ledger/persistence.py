@@ -30,6 +30,7 @@ from eventsourcing.persistence import Mapper, PersistenceError, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
 from eventsourcing.utils import resolve_topic
 
+from ledger import startup
 from ledger.errors import ConcurrencyError, InvalidInput, LedgerError
 from ledger.settings import Settings
 from ledger.sidetables import SIDE_TABLES, sqlite_ddl
@@ -256,7 +257,8 @@ def store_env(settings: Settings) -> dict[str, str]:
             "SQLITE_LOCK_TIMEOUT": "30",
         }
     if parsed.scheme in ("postgresql", "postgres", "postgresql+psycopg"):
-        from ledger.pgstore import PostgresURL
+        with startup.held():  # psycopg and the library's PostgreSQL modules
+            from ledger.pgstore import PostgresURL
 
         where = PostgresURL.parse(url, redact_url(url))
         return {  # the library imports ledger.pgstore by these topics
@@ -418,7 +420,8 @@ class PostgresTarget:
 
     @classmethod
     def of(cls, settings: Settings) -> PostgresTarget:
-        from ledger.pgstore import PostgresURL
+        with startup.held():  # psycopg and the library's PostgreSQL modules
+            from ledger.pgstore import PostgresURL
 
         url = settings.database_url.strip()
         where = PostgresURL.parse(url, redact_url(url))

@@ -94,7 +94,11 @@ def main() -> None:
     exit status 2, never a traceback (``ledger.cli.common.run``)."""
     import sys
 
-    from ledger.cli.common import run
+    from ledger import startup
 
-    _register(sys.argv[1:])
+    startup.command_process()
+    with startup.held():  # the command's modules: objects that live as long as the process
+        from ledger.cli.common import run
+
+        _register(sys.argv[1:])
     run(app)
