@@ -256,6 +256,12 @@ class FleetRunner:
         after another)."""
         return sum(r.rebuild(progress, max_batches, jobs=jobs) for r in self.runners.values())
 
+    def check_rebuilding(self) -> list[str]:
+        """The views a running rebuild has marked as being built, in any store
+        (:meth:`Runner.check_rebuilding`)."""
+        return list(dict.fromkeys(name for r in self.runners.values()
+                                  for name in r.check_rebuilding()))
+
     def catch_up(self, progress: Progress | None = None, max_batches: int | None = None) -> int:
         return sum(r.catch_up(progress, max_batches) for r in self.runners.values())
 

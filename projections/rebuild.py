@@ -53,14 +53,15 @@ def rebuild(runner: Any, jobs: int, progress: Callable[[int], None] | None = Non
     """Empty the runner's views and build them again with ``jobs`` worker processes (in this
     one when ``jobs`` is 1)."""
     runner.setup()
-    runner.reset(building=True)
-    head = runner.head()
-    indexes = runner.drop_indexes()
-    try:
-        done = _replay(runner, jobs, head, progress)
-    finally:
-        runner.make_indexes(indexes)
-    runner.built(head)
+    with runner.rebuild_running():  # a follower waits while it runs (Runner.rebuild_alive)
+        runner.reset(building=True)
+        head = runner.head()
+        indexes = runner.drop_indexes()
+        try:
+            done = _replay(runner, jobs, head, progress)
+        finally:
+            runner.make_indexes(indexes)
+        runner.built(head)
     return done + int(runner.catch_up(progress))
 
 

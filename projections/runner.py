@@ -43,6 +43,9 @@ from projections.unholdable import unholdable_error
 Progress = Callable[[int], None]
 log = get_logger("projections.runner")
 TRACKING = "proj_tracking"
+REBUILD_LOCK_KEY = 0x1ED6E45D
+"""PostgreSQL advisory lock held (shared) by a running rebuild (:meth:`Runner.rebuild_running`),
+with the store's schema as second key."""
 TRACKING_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_tracking} (view TEXT PRIMARY KEY, "
     "position BIGINT NOT NULL, fingerprint TEXT NOT NULL, updated_at TEXT NOT NULL)"
@@ -487,9 +490,105 @@ class Runner:
         batch at a time so that a stop request is honoured between batches).
         """
         self.setup()
+        self._check_rebuilding()
         self._check_fingerprints()
         with fewer_collections():
             return self._catch_up(progress, max_batches)
+
+    def rebuilding(self) -> list[str]:
+        """The views marked as being built by a rebuild read straight through (by this
+        version, with this gaming-day start): current again once it ends, outdated for good
+        when it was interrupted."""
+        self.setup()
+        with self.store.transaction(commit=False) as tx:
+            tracking = self._tracking(tx)
+        return [v.name for v in self.views
+                if str(tracking[v.name]["fingerprint"]).startswith("building;")
+                and str(tracking[v.name]["fingerprint"]).endswith(";" + self.fingerprint(v))]
+
+    @contextmanager
+    def rebuild_running(self) -> Iterator[None]:
+        """Held by a rebuild read straight through from before it marks the views until it
+        has marked them current (:meth:`rebuild_alive`): on PostgreSQL a shared advisory lock
+        of the store's schema on a connection of its own; on SQLite a shared ``flock`` of a
+        file beside the store's (``<store>.rebuilding``). Either goes with the process."""
+        if self.store.postgres:
+            key = self._rebuild_key()
+            with self.store.datastore.get_connection() as conn:
+                conn.execute("SELECT pg_advisory_lock_shared(%s, %s)", key)
+                conn.commit()
+                try:
+                    yield
+                finally:
+                    conn.execute("SELECT pg_advisory_unlock_shared(%s, %s)", key)
+                    conn.commit()
+            return
+        path = self._rebuild_lock_path()
+        if path is None:
+            yield
+            return
+        import fcntl
+
+        with open(path, "a") as held:
+            fcntl.flock(held, fcntl.LOCK_SH)
+            try:
+                yield
+            finally:
+                fcntl.flock(held, fcntl.LOCK_UN)
+
+    def rebuild_alive(self) -> bool:
+        """Whether a rebuild of this store holds :meth:`rebuild_running` (a rebuild that died
+        left its views marked as being built, and holds nothing)."""
+        if self.store.postgres:
+            with self.store.transaction(commit=False) as tx:
+                free = tx.scalar("SELECT pg_try_advisory_xact_lock(?, ?) AS free",
+                                 self._rebuild_key())
+            return not free
+        path = self._rebuild_lock_path()
+        if path is None:
+            return True
+        import fcntl
+
+        try:
+            with open(path, "a") as probe:
+                fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(probe, fcntl.LOCK_UN)
+        except BlockingIOError:
+            return True
+        return False
+
+    def _rebuild_key(self) -> tuple[int, int]:
+        import zlib
+
+        return (REBUILD_LOCK_KEY, zlib.crc32((self.store.schema or "").encode()) - 2**31)
+
+    def _rebuild_lock_path(self) -> str | None:
+        from ledger.persistence import sqlite_path
+
+        path = sqlite_path(str(self.app.settings.database_url).strip())
+        return None if path == ":memory:" else path + ".rebuilding"
+
+    def check_rebuilding(self) -> list[str]:
+        """The views a running rebuild has marked as being built (none: ``[]``); views a
+        rebuild that no longer runs left so are ``projection_outdated``, saying so."""
+        building = self.rebuilding()
+        if building and not self.rebuild_alive():
+            raise StateConflict(
+                "projection_outdated",
+                f"view(s) {', '.join(building)} were being built by a rebuild that was "
+                "interrupted (it no longer runs): they must be rebuilt; run `ledger "
+                "projections rebuild" + (f" --view {building[0]}`" if len(building) == 1
+                                          else "`"), views=building)
+        return building
+
+    def _check_rebuilding(self) -> None:
+        building = self.check_rebuilding()
+        if building:
+            raise StateConflict(
+                "projection_rebuilding",
+                f"view(s) {', '.join(building)} are being built by `ledger projections "
+                "rebuild`: they cannot be updated until it ends (`update --follow` waits for "
+                "it)", views=building)
 
     def _catch_up(self, progress: Progress | None, max_batches: int | None) -> int:
         done, batches = 0, 0

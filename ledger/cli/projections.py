@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import signal
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -113,18 +114,48 @@ def _follow(view: list[str] | None, database_url: str | None, interval: float) -
             runner = make_runner(ledger, view)
             names = ", ".join(v.name for v in runner.views)
             typer.echo(f"following {names} every {interval:g} s (Ctrl-C to stop)")
-            total = 0
-            while not stop.is_set():
-                done = runner.catch_up(max_batches=1)
-                total += done
-                if done:
-                    typer.echo(f"{_now()} updated: {done} events read")
-                    continue  # a full batch may mean more are waiting
-                stop.wait(interval)
+            total = follow(runner, stop, interval, typer.echo)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     typer.echo(f"stopped: {total} events read")
+
+
+def follow(runner: Any, stop: threading.Event, interval: float,
+           say: Callable[[str], None]) -> int:
+    """Catch up one batch at a time, polling every ``interval`` seconds, until ``stop`` is
+    set; the number of events read. While a rebuild has the views marked as being built
+    (``projection_rebuilding``, or a batch it overtook) one line says so and nothing is
+    written until it has marked them current; if that rebuild no longer runs,
+    ``projection_outdated`` says it was interrupted."""
+    from ledger.errors import StateConflict
+
+    total = 0
+    waiting: list[str] = []
+    while not stop.is_set():
+        try:
+            done = runner.catch_up(max_batches=1)
+        except StateConflict as exc:
+            if exc.code not in ("projection_rebuilding", "projection_outdated"):
+                raise
+            building = runner.check_rebuilding()  # a rebuild that died: outdated, said so
+            if not building:
+                raise
+            if building != waiting:
+                say(f"{_now()} projections_rebuilding: {', '.join(building)} being built by "
+                    "`ledger projections rebuild`; waiting for it to end")
+                waiting = building
+            stop.wait(interval)
+            continue
+        if waiting:
+            say(f"{_now()} projections_rebuilt: {', '.join(waiting)} current again; following")
+            waiting = []
+        total += done
+        if done:
+            say(f"{_now()} updated: {done} events read")
+            continue  # a full batch may mean more are waiting
+        stop.wait(interval)
+    return total
 
 
 def _now() -> str:
