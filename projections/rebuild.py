@@ -3,8 +3,10 @@
 
 Every row of every view belongs to one table (its keys start with the table's code), so the
 tables' rows can be written side by side. The views are emptied and marked as being built (a
-view so marked reports ``projection_outdated``, so a rebuild interrupted here must be run
-again: ``update`` cannot go on from it); the head of the log is noted; each worker process
+view so marked reports ``projection_rebuilding`` while the rebuild runs, which holds
+:meth:`projections.runner.Runner.rebuild_running` for as long, and ``projection_outdated``
+once it no longer does, so a rebuild interrupted here must be run again: ``update`` cannot go
+on from it); the head of the log is noted; each worker process
 reads the log up to that head, decodes only its tables' events and writes their rows, one
 transaction per batch, streaming; the tables are shared out by their number of events. Once
 every worker is done the views are tracked at the head and marked current in one transaction,
