@@ -42,7 +42,9 @@ class _Follower:
         self.stop = threading.Event()
         self.error: BaseException | None = None
         self.total = 0
-        self.thread = threading.Thread(target=self._run, args=(Runner(app, batch_size=97),))
+        runner = Runner(app, batch_size=97)
+        runner.setup()  # as the follower has long before a rebuild starts
+        self.thread = threading.Thread(target=self._run, args=(runner,))
         self.thread.start()
 
     def _run(self, runner: Runner) -> None:
