@@ -675,4 +675,11 @@ def _postgres_error(cause: psycopg.Error, settings: Settings) -> LedgerError | N
             | psycopg.errors.ConfigurationLimitExceeded | psycopg.errors.OutOfMemory
             | psycopg.errors.DiskFull):
         return unavailable(target, cause, settings.connect_timeout)
+    if isinstance(cause, psycopg.OperationalError):
+        # Any other failure of the operational kind: the pool closed or its queue full, an
+        # object in use, the server's own I/O or system error. The store could not do it now;
+        # it is not a fault of the ledger's code (never internal_error).
+        return StoreError("store_unavailable", f"the store could not do this now ({target}): "
+                          f"{message}; try again", database=target.dbname,
+                          error_class=type(cause).__name__)
     return None

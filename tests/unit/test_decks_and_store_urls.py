@@ -156,3 +156,24 @@ def test_a_read_store_beside_shards_is_refused() -> None:
     with pytest.raises(LedgerError) as err:
         open_reader(settings)
     assert err.value.code == "not_across_shards"
+
+
+def test_every_operational_failure_of_postgres_is_store_unavailable_never_internal() -> None:
+    """The store failing of the operational kind where no finer code applies (the pool closed
+    or over its queue, an object in use, the server's I/O or system error): store_unavailable,
+    without the password; never an internal_error."""
+    import psycopg
+    from psycopg_pool import PoolClosed, TooManyRequests
+
+    from ledger.persistence import store_error
+
+    settings = Settings(database_url="postgresql://ledger:s3cret-pw@db.example:5432/ledger")
+    for failure in (PoolClosed("the pool 'ledger-x' is already closed"),
+                    TooManyRequests("the pool 'ledger-x' has already 10 requests waiting"),
+                    psycopg.errors.ObjectInUse("database is being accessed by other users"),
+                    psycopg.errors.IoError("could not read block 7"),
+                    psycopg.errors.SystemError("out of file descriptors")):
+        found = store_error(failure, settings)
+        assert found is not None and found.code == "store_unavailable", failure
+        assert "s3cret-pw" not in found.message and "try again" in found.message
+        assert found.details["error_class"] == type(failure).__name__
