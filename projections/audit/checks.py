@@ -61,20 +61,12 @@ class Conservation:
             unbalanced = sum(net_flows(transfers).values())
             if unbalanced != 0:
                 self.report("transfers_unbalanced", hand, 0, unbalanced, None)
-        if r.ChipsBoughtIn in isa:
-            amount = cast(r.ChipsBoughtIn, event).amount
+        if r.ChipsBoughtIn in isa or r.TableFilled in isa:  # chips from the cage
+            amount = cast(r.ChipsBoughtIn | r.TableFilled, event).amount
             self.bought += amount
             self._stated(amount, transfers, accounts.CAGE, "out", version, None)
-        elif r.ChipsCashedOut in isa:
-            amount = cast(r.ChipsCashedOut, event).amount
-            self.cashed += amount
-            self._stated(amount, transfers, accounts.CAGE, "in", version, None)
-        elif r.TableFilled in isa:
-            amount = cast(r.TableFilled, event).amount
-            self.bought += amount
-            self._stated(amount, transfers, accounts.CAGE, "out", version, None)
-        elif r.TableCredited in isa:
-            amount = cast(r.TableCredited, event).amount
+        elif r.ChipsCashedOut in isa or r.TableCredited in isa:  # chips back to the cage
+            amount = cast(r.ChipsCashedOut | r.TableCredited, event).amount
             self.cashed += amount
             self._stated(amount, transfers, accounts.CAGE, "in", version, None)
         elif r.MovementCorrected in isa or r.OwedSettled in isa:  # COR-2/5: the cage moves
