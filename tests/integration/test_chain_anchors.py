@@ -221,11 +221,6 @@ def test_a_cut_tail_whose_command_rows_were_kept_shows(app: LedgerApp) -> None:
 
 
 def test_replay_and_audit_hand_name_a_break_in_their_stretch(app: LedgerApp) -> None:
-    from typer.testing import CliRunner
-
-    from ledger.cli import _register
-    from ledger.cli import app as cli
-    from ledger.logs import configure
     from projections.audit.handreplay import hand_replay
 
     tid = table_id(CODE)
@@ -235,18 +230,30 @@ def test_replay_and_audit_hand_name_a_break_in_their_stretch(app: LedgerApp) -> 
     tamper.delete_event(app, tid, first + 2)
     replay = hand_replay(app, CODE, hand)
     assert not replay.ok and replay.chain_breaks[0]["kind"] == "event_deleted"
+    for result in _replay_and_audit_hand(app, hand):
+        assert result.exit_code == 1, result.output
+        lines = result.stdout.splitlines()
+        assert lines[0].startswith("WARNING: THE HASH CHAIN OF TABLE CSP-A IS BROKEN")
+        assert f"event_deleted at v{first + 2}" in lines[0] and lines[-1] == lines[0]
+
+
+def _replay_and_audit_hand(app: LedgerApp, hand: int) -> list[Any]:
+    """``ledger replay`` and ``ledger audit hand`` of ``hand`` through the CLI, on ``app``'s
+    store with its anchor interval (the log level put back after)."""
+    from typer.testing import CliRunner
+
+    from ledger.cli import _register
+    from ledger.cli import app as cli
+    from ledger.logs import configure
+
     _register()
     env = {"LEDGER_DECK_KEY_FILE": str(app.settings.deck_key_file),
            "LEDGER_POSTGRES_SCHEMA": app.settings.postgres_schema,
            "LEDGER_CHAIN_ANCHOR_INTERVAL": str(EVERY)}
     url = ["--database-url", app.settings.database_url]
     try:
-        for args in (["replay", CODE, str(hand)], ["audit", "hand", CODE, str(hand)]):
-            result = CliRunner().invoke(cli, [*args, *url], env=env)
-            assert result.exit_code == 1, result.output
-            lines = result.stdout.splitlines()
-            assert lines[0].startswith("WARNING: THE HASH CHAIN OF TABLE CSP-A IS BROKEN")
-            assert f"event_deleted at v{first + 2}" in lines[0] and lines[-1] == lines[0]
+        return [CliRunner().invoke(cli, [*args, *url], env=env)
+                for args in (["replay", CODE, str(hand)], ["audit", "hand", CODE, str(hand)])]
     finally:
         configure("WARNING")
 
@@ -304,24 +311,9 @@ def test_an_undecodable_row_in_an_anchored_hand_s_stretch_is_named(app: LedgerAp
         assert not replay.ok and named and named[0]["version"] == version
     finally:
         other.close()
-    from typer.testing import CliRunner
-
-    from ledger.cli import _register
-    from ledger.cli import app as cli
-    from ledger.logs import configure
-
-    _register()
-    env = {"LEDGER_DECK_KEY_FILE": str(app.settings.deck_key_file),
-           "LEDGER_POSTGRES_SCHEMA": app.settings.postgres_schema,
-           "LEDGER_CHAIN_ANCHOR_INTERVAL": str(EVERY)}
-    url = ["--database-url", app.settings.database_url]
-    try:
-        for args in (["replay", CODE, str(hand)], ["audit", "hand", CODE, str(hand)]):
-            result = CliRunner().invoke(cli, [*args, *url], env=env)
-            assert result.exit_code == 1, result.output
-            assert "undecodable_event" in result.output, result.output
-            assert f"v{version}" in result.output or f'"version": {version}' in result.output
-            assert "unknown_hand" not in result.output
-            assert "internal_error" not in result.output
-    finally:
-        configure("WARNING")
+    for result in _replay_and_audit_hand(app, hand):
+        assert result.exit_code == 1, result.output
+        assert "undecodable_event" in result.output, result.output
+        assert f"v{version}" in result.output or f'"version": {version}' in result.output
+        assert "unknown_hand" not in result.output
+        assert "internal_error" not in result.output

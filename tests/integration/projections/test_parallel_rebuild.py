@@ -8,12 +8,12 @@ import uuid
 import pytest
 
 from ledger.application import LedgerApp
-from ledger.commands import BuyIn, OpenTable, SeatPlayer
 from ledger.errors import StateConflict
 from projections import rebuild as parallel
 from projections.registry import VIEW_TYPES
 from projections.runner import Runner
 from tests.integration.projections.conftest import dump_views
+from tests.support.ranges import balance_past_the_range
 
 ALL_TABLES = tuple(t for cls in VIEW_TYPES.values() for t in cls.tables)
 
@@ -100,14 +100,7 @@ def test_a_rebuild_read_straight_through_that_meets_a_total_past_the_range_start
     """A total of the views past what its column holds stops the rebuild read straight
     through; it starts again batch by batch, which finds the event and leaves it out, and the
     views' indexes are all there."""
-    app.execute(OpenTable(command_id="o", table="T2", game="caribbean-stud"))
-    app.execute(SeatPlayer(command_id="s", table="T2", seat=1, player="p1"))
-    for n in (1, 2):
-        app.execute(BuyIn.model_construct(command_id=f"big{n}", table="T2", seat=1,
-                                          amount=2**62, kind="buy_in"))
-    app.execute(BuyIn(command_id="b3", table="T2", seat=1, amount=500))
-    with app.reading("T2") as table:
-        second = table.version - 1
+    second = balance_past_the_range(app)
     monkeypatch.setattr(parallel, "MIN_EVENTS", 0)
     runner = Runner(app)
     assert parallel.through(runner)

@@ -23,6 +23,7 @@ from projections.audit.verify import verify
 from projections.context import current_gaming_day
 from projections.runner import Runner
 from tests.support.http import bearer, make_tokens
+from tests.support.ranges import balance_past_the_range
 from tests.support.tamper import replace_in_event
 
 HUGE = 2**63
@@ -105,14 +106,7 @@ def test_an_event_that_takes_a_total_past_the_range_is_found_left_out_and_audite
     audit names the event and the balance without a mismatch."""
     api = create_app(store_settings)
     app: LedgerApp = api.state.ledger
-    app.execute(OpenTable(command_id="o", table="T2", game="caribbean-stud"))
-    app.execute(SeatPlayer(command_id="s", table="T2", seat=1, player="p1"))
-    for n in (1, 2):
-        app.execute(BuyIn.model_construct(command_id=f"big{n}", table="T2", seat=1,
-                                          amount=2**62, kind="buy_in"))
-    app.execute(BuyIn(command_id="b3", table="T2", seat=1, amount=500))
-    with app.reading("T2") as table:
-        second = table.version - 1
+    second = balance_past_the_range(app)
     runner = Runner(app)
     runner.catch_up()
     assert [(r.table_code, r.version) for r in runner.rejected] == [("T2", second)]
