@@ -21,6 +21,7 @@ from functools import cache
 from typing import Any, ClassVar, cast
 from uuid import NAMESPACE_URL, UUID, uuid5
 
+from eventsourcing.utils import register_topic
 from pydantic import BaseModel, ConfigDict
 
 from ledger import records as r
@@ -41,9 +42,18 @@ def table_id(code: str) -> UUID:
     return uuid5(TABLE_NAMESPACE, code.strip().upper())
 
 
+STORED_MODULE = "ledger.table"
+"""The module part of the topic the store holds for every table event, the table and its
+snapshot. Topics are names kept in the store (and digested into each event's chain link), not
+where the classes are defined now: moving a class to another module changes nothing stored."""
+
+
 @cache
 def topic_of(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
+    """The topic the store holds for ``cls``: ``ledger.table:<name>`` for the classes of the
+    table's stream (:data:`STORED_MODULE`), ``module:qualname`` for any other class."""
+    stored: str | None = getattr(cls, "stored_topic", None)
+    return stored or f"{cls.__module__}:{cls.__qualname__}"
 
 
 def chain_digest(originator_id: UUID | str, version: int, topic: str, state: bytes) -> str:
@@ -61,6 +71,8 @@ class TableEvent(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     class_version: ClassVar[int] = 1
+    stored_topic: ClassVar[str]
+    """The topic the store holds for this class (:func:`topic_of`)."""
 
     __slots__ = ("_stored",)
 
@@ -238,6 +250,8 @@ def _assemble(cls: type[TableEvent], fields: dict[str, Any]) -> TableEvent:
 class Table:
     """One casino table: its current state, version and the head of its hash chain."""
 
+    stored_topic: ClassVar[str]
+
     def __init__(self, opened: TableOpened) -> None:
         self.id: UUID = opened.originator_id
         self.version = 0
@@ -294,6 +308,7 @@ class TableSnapshot(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     class_version: ClassVar[int] = 1
+    stored_topic: ClassVar[str]
 
     originator_id: UUID
     originator_version: int
@@ -332,3 +347,13 @@ class TableSnapshot(BaseModel):
         table.state = TableState.from_snapshot(self.state["table"])
         table._pending = []
         return table
+
+
+def _name_stored_topics() -> None:
+    """Give the stream's classes their stored topics and let the library resolve them."""
+    for cls in (*EVENT_FOR.values(), Table, TableSnapshot):
+        cls.stored_topic = f"{STORED_MODULE}:{cls.__qualname__}"
+        register_topic(cls.stored_topic, cls)
+
+
+_name_stored_topics()
