@@ -28,7 +28,7 @@ from typing import Any
 
 from eventsourcing.persistence import IntegrityError, OperationalError
 
-from ledger.errors import ConcurrencyError, InvalidInput
+from ledger.domain.errors import ConcurrencyError, InvalidInput
 from ledger.logs import get_logger
 from ledger.persistence import loaded_classes
 from ledger.sidetables import ACCESS_TABLE, SideTable

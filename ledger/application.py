@@ -27,10 +27,11 @@ from eventsourcing.utils import strtobool
 
 from ledger import availability
 from ledger.approvals import check_approvals
-from ledger.commands import CORRECTION_COMMANDS, Command, OpenTable
 from ledger.dealing import DeckKeeper
 from ledger.decks import SealedDeckKeeper, deck_key
-from ledger.errors import ConcurrencyError, LedgerError, NotFound, StateConflict
+from ledger.domain.actors import Actor
+from ledger.domain.commands import CORRECTION_COMMANDS, Command, OpenTable
+from ledger.domain.errors import ConcurrencyError, LedgerError, NotFound, StateConflict
 from ledger.logs import get_logger
 from ledger.persistence import (
     CommandRow,
@@ -39,7 +40,7 @@ from ledger.persistence import (
     store_env,
     store_error,
 )
-from ledger.principals import Actor, PrincipalStore
+from ledger.principals import PrincipalStore
 from ledger.settings import Settings, get_settings
 from ledger.sidetables import holds_sealed_decks
 from ledger.table import Table, TableEvent, TableSnapshot, table_id

@@ -15,7 +15,8 @@ signing) come first, then the register is asked.
 
 from __future__ import annotations
 
-from ledger.commands import (
+from ledger.domain.actors import APPROVERS
+from ledger.domain.commands import (
     CORRECTION_COMMANDS,
     ChangeConfig,
     Command,
@@ -24,7 +25,7 @@ from ledger.commands import (
     Fill,
     VoidHand,
 )
-from ledger.principals import APPROVERS, PrincipalStore, require_approver
+from ledger.principals import PrincipalStore, require_approver
 from ledger.signers import require_signers
 
 TRAY_RULES = {CountInventory: "INV-1", Fill: "INV-2", Credit: "INV-3"}

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from ledger.errors import ConcurrencyError, LedgerError
+from ledger.domain.errors import ConcurrencyError, LedgerError
 
 LOCK_POLL_S = 0.05
 

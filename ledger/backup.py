@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ledger.errors import InvalidInput, LedgerError
+from ledger.domain.errors import InvalidInput, LedgerError
 from ledger.persistence import PostgresTarget, sqlite_path
 from ledger.settings import Settings
 

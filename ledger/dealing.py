@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from ledger.cards import ensure_distinct, new_salt, shuffled_deck
-from ledger.errors import InvalidInput
+from ledger.domain.cards import ensure_distinct, new_salt, shuffled_deck
+from ledger.domain.errors import InvalidInput
+from ledger.domain.records import Dealt
 from ledger.games.base import DealPlan
-from ledger.records import Dealt
 
 
 class DeckKeeper(Protocol):

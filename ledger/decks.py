@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-from ledger.cards import DECK_SIZE, new_salt, shuffled_deck
-from ledger.errors import LedgerError
+from ledger.domain.cards import DECK_SIZE, new_salt, shuffled_deck
+from ledger.domain.errors import LedgerError
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ledger import records as r
-from ledger.cards import format_cards
-from ledger.money import format_amount
-from ledger.results import HandResults
+from ledger.domain import records as r
+from ledger.domain.cards import format_cards
+from ledger.domain.money import format_amount
+from ledger.domain.results import HandResults
 
 CARIBBEAN = "caribbean-stud"
 
@@ -221,7 +221,7 @@ def _sections(event: r.HandSettled, currency: str | None = None) -> Iterable[str
 
 
 def results_lines(results: HandResults, currency: str | None = None) -> list[str]:
-    """Each seat's result of a hand and the table's lines (``ledger.results``)."""
+    """Each seat's result of a hand and the table's lines (``ledger.domain.results``)."""
 
     def money(amount: int) -> str:
         return format_amount(amount, currency)

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 from ledger.application import LedgerApp
-from ledger.errors import LedgerError, NotFound, UndecodableEvent
+from ledger.domain.errors import LedgerError, NotFound, UndecodableEvent
+from ledger.domain.records import HAND_ENDINGS, HandStarted
 from ledger.fleet import Ledger, app_of
-from ledger.records import HAND_ENDINGS, HandStarted
 from ledger.table import EVENT_FOR, ChainBroken, Table, TableEvent, TableOpened, table_id, topic_of
 from ledger.tablestate import TableState
 

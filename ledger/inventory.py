@@ -16,10 +16,10 @@ between hands (COM-3: no chips move during a hand). Each is signed by two distin
 
 from __future__ import annotations
 
-from ledger import accounts
-from ledger.commands import CountInventory, Credit, Fill
-from ledger.errors import InvalidInput, RuleViolation, StateConflict
-from ledger.records import ChipCount, InventoryCounted, Record, TableCredited, TableFilled
+from ledger.domain import accounts
+from ledger.domain.commands import CountInventory, Credit, Fill
+from ledger.domain.errors import InvalidInput, RuleViolation, StateConflict
+from ledger.domain.records import ChipCount, InventoryCounted, Record, TableCredited, TableFilled
 from ledger.signers import check_signers
 
 MAX_AMOUNT = 10**12

@@ -16,7 +16,7 @@ from collections.abc import MutableMapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from ledger.bounds import safe_text
+from ledger.domain.bounds import safe_text
 
 if TYPE_CHECKING:  # imported on the first line written: most commands write none
     import structlog

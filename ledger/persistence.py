@@ -31,7 +31,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
 from eventsourcing.utils import resolve_topic
 
 from ledger import startup
-from ledger.errors import ConcurrencyError, InvalidInput, LedgerError
+from ledger.domain.errors import ConcurrencyError, InvalidInput, LedgerError
 from ledger.settings import Settings
 from ledger.sidetables import SIDE_TABLES, sqlite_ddl
 

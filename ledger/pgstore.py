@@ -45,7 +45,7 @@ from psycopg.sql import SQL, Identifier
 from psycopg_pool import ConnectionPool
 
 from ledger import availability
-from ledger.errors import InvalidInput
+from ledger.domain.errors import InvalidInput
 from ledger.persistence import COMMANDS_TABLE, TOKENS_TABLE, CommandRow, corrections_index
 from ledger.sidetables import postgres_ddl
 

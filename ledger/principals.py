@@ -1,13 +1,6 @@
-"""Who acts in the ledger: the actor every event names, and the register of principals whose
-approvals the ledger accepts.
+"""The register of principals whose approvals the ledger accepts.
 
-**Actors.** Every event's envelope carries an :class:`Actor`, covered by the table's hash chain
-(it is part of the stored JSON the chain digests): ``token:<token_id>`` with the token's role and
-label for a command sent through the HTTP API, ``cli:<name>`` for the command line (``--actor``,
-``LEDGER_ACTOR``, else the operating-system user). Events recorded before actors existed carry
-none (``null``); their chain digests are of the bytes as stored, so old stores stay readable.
-
-**Principals.** The people whose names approve or sign something (a configuration change,
+The people whose names approve or sign something (a configuration change,
 COM-4; a void the game's rules would otherwise refuse, COM-5/CHP-10; a count, fill or credit of
 the tray, INV-1..3) are registered in the ``ledger_principals`` table of the ledger's own
 database: an id, a name, a role (``floor``, ``supervisor``, ``admin``), when and by whom each was
@@ -17,73 +10,18 @@ may approve under a rule.
 
 from __future__ import annotations
 
-import getpass
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal, get_args
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
-from ledger.commands import PLAYER_PATTERN
-from ledger.errors import InvalidInput, NotFound, RuleViolation, StateConflict
+from ledger.domain.actors import APPROVERS, PRINCIPAL_ROLES
+from ledger.domain.commands import PLAYER_PATTERN
+from ledger.domain.errors import InvalidInput, NotFound, RuleViolation, StateConflict
 from ledger.sidetables import PRINCIPALS_TABLE, SideTable
 
-PrincipalRole = Literal["floor", "supervisor", "admin"]
-PRINCIPAL_ROLES: tuple[str, ...] = get_args(PrincipalRole)
-APPROVERS: tuple[str, ...] = ("supervisor", "admin")
-"""Who approves configuration changes and voids by default."""
-SIGNERS: tuple[str, ...] = ("floor", "supervisor", "admin")
-"""Who may sign for the tray's chips (INV-1..3)."""
 _ID = re.compile(PLAYER_PATTERN)
 _COLUMNS = "principal_id, name, role, created_at, created_by, revoked_at, revoked_by"
-
-
-class Actor(BaseModel):
-    """Who caused an event: ``token:<id>`` (API) or ``cli:<name>`` (command line)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-    id: str
-    role: str | None = None
-    """The token's role (``device``, ``admin``, ...), or ``cli``."""
-    label: str | None = None
-    """The token's label (who or what holds it)."""
-
-    @classmethod
-    def token(cls, token_id: str, role: str, label: str = "") -> Actor:
-        return cls(id=f"token:{token_id}", role=role, label=label or None)
-
-    @classmethod
-    def cli(cls, name: str | None = None) -> Actor:
-        """The command line's actor: ``name`` (``--actor``/``LEDGER_ACTOR``) or the OS user."""
-        chosen = (name or "").strip() or _os_user()
-        if not _ID.match(chosen):
-            raise InvalidInput("invalid_actor", f"actor {chosen!r} is not a name (letters, "
-                               "digits, _.@-, at most 64; set --actor or LEDGER_ACTOR)")
-        return cls(id=f"cli:{chosen}", role="cli")
-
-    def text(self) -> str:
-        """``token:3f2a9c0d1e4b (device, CSP-1 shoe)``."""
-        extra = ", ".join(p for p in (self.role, self.label) if p)
-        return f"{self.id} ({extra})" if extra else self.id
-
-
-def actor_text(actor: Any) -> str:
-    """An event's actor as text (``-`` for events recorded before actors existed)."""
-    if isinstance(actor, Actor):
-        return actor.text()
-    if isinstance(actor, dict) and actor.get("id"):
-        return Actor.model_validate(actor).text()
-    return "-"
-
-
-def _os_user() -> str:
-    try:
-        name = getpass.getuser()
-    except (KeyError, OSError):
-        return "unknown"
-    return re.sub(r"[^A-Za-z0-9_.@-]", "_", name)[:64] or "unknown"
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ Some refusals cannot help telling something about a hand the caller cannot see: 
 Flush raise above the seat's cap (HCF-5: the cap is 3x, 2x or 1x Ante by the seat's flush) is
 refused, and that the raise was refused is public by design; a Chinese Poker automatic win
 (CHP-7) the hand as set does not hold is refused. The rules mark such a refusal private to the
-seat (:meth:`ledger.errors.LedgerError.private_to`); the caller who cannot see that seat's cards
-gets the public text, and every such refusal is recorded here: table, hand, seat, what was
+seat (:meth:`ledger.domain.errors.LedgerError.private_to`); the caller who cannot see that seat's
+cards gets the public text, and every such refusal is recorded here: table, hand, seat, what was
 asked (action and amount), the code and rule, the token, the time. Probing a hand through
 refusals so leaves a trace per attempt (``GET /tables/{code}/probes``, ``ledger audit
 probes``).

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ledger.errors import InvalidInput, LedgerError
+from ledger.domain.errors import InvalidInput, LedgerError
 from ledger.persistence import redact_url, store_env
 from ledger.settings import Settings
 

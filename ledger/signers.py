@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from ledger.errors import InvalidInput, RuleViolation
-from ledger.principals import SIGNERS, require_approver
+from ledger.domain.actors import SIGNERS
+from ledger.domain.errors import InvalidInput, RuleViolation
+from ledger.principals import require_approver
 
 
 def check_signers(signers: tuple[str, str], *, players: Collection[str],

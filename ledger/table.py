@@ -1,8 +1,8 @@
 """The Table aggregate: one event stream per table, with a hash chain over its events.
 
-Each event is a record of ``ledger.records`` plus an envelope (table id, version, timestamp,
+Each event is a record of ``ledger.domain.records`` plus an envelope (table id, version, timestamp,
 the hash of the previous event, the command that caused it, and the actor who sent it: a
-:class:`ledger.principals.Actor`, ``null`` in events recorded before actors existed). Events
+:class:`ledger.domain.actors.Actor`, ``null`` in events recorded before actors existed). Events
 are frozen pydantic models; the stored form of an event is exactly the JSON its
 ``stored_state`` returns, and the chain digest of an event is the SHA-256 of its table id,
 version, topic and that JSON (the actor included). Each event carries the digest of the one
@@ -24,9 +24,9 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from eventsourcing.utils import register_topic
 from pydantic import BaseModel, ConfigDict
 
-from ledger import records as r
-from ledger.errors import LedgerError
-from ledger.principals import Actor
+from ledger.domain import records as r
+from ledger.domain.actors import Actor
+from ledger.domain.errors import LedgerError
 from ledger.tablestate import GENESIS_HASH, TableState
 
 _ENVELOPE_IDS: set[str] = {"originator_id", "originator_version"}
@@ -351,7 +351,8 @@ class TableSnapshot(BaseModel):
 
 def _name_stored_topics() -> None:
     """Give the stream's classes their stored topics and let the library resolve them."""
-    for cls in (*EVENT_FOR.values(), Table, TableSnapshot):
+    classes: tuple[Any, ...] = (*EVENT_FOR.values(), Table, TableSnapshot)
+    for cls in classes:
         cls.stored_topic = f"{STORED_MODULE}:{cls.__qualname__}"
         register_topic(cls.stored_topic, cls)
 

@@ -15,13 +15,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ledger import accounts
-from ledger.cards import (
+from ledger.dealing import DeckKeeper, deal_round_robin, recorded_deal
+from ledger.decks import UNSEALABLE
+from ledger.domain import accounts
+from ledger.domain.cards import (
     DECK_SIZE,
     deck_commitment,
     seeded_deck,
 )
-from ledger.commands import (
+from ledger.domain.commands import (
     Act,
     BuyIn,
     CashOut,
@@ -40,9 +42,7 @@ from ledger.commands import (
     UnseatPlayer,
     VoidHand,
 )
-from ledger.dealing import DeckKeeper, deal_round_robin, recorded_deal
-from ledger.decks import UNSEALABLE
-from ledger.errors import (
+from ledger.domain.errors import (
     InvalidInput,
     LedgerError,
     NotFound,
@@ -50,10 +50,8 @@ from ledger.errors import (
     StateConflict,
     validation_problems,
 )
-from ledger.games.base import ConfigBase, DealPlan, Game, Step, TableView
-from ledger.games.registry import get_game
-from ledger.money import minor_units
-from ledger.records import (
+from ledger.domain.money import minor_units
+from ledger.domain.records import (
     HAND_ENDINGS,
     CardsDealt,
     ChipsBoughtIn,
@@ -69,6 +67,8 @@ from ledger.records import (
     TableOpened,
     Transfer,
 )
+from ledger.games.base import ConfigBase, DealPlan, Game, Step, TableView
+from ledger.games.registry import get_game
 
 GENESIS_HASH = "0" * 64
 _new = object.__new__

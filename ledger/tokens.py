@@ -32,8 +32,8 @@ from typing import Any, Literal, get_args
 from eventsourcing.persistence import Recorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
-from ledger.commands import TABLE_CODE_PATTERN
-from ledger.errors import InvalidInput, NotFound
+from ledger.domain.commands import TABLE_CODE_PATTERN
+from ledger.domain.errors import InvalidInput, NotFound
 from ledger.persistence import TOKENS_TABLE
 
 Role = Literal["device", "auditor", "accounting", "admin"]

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger import accounts
-from ledger import records as r
+from ledger.domain import accounts
+from ledger.domain import records as r
 from projections.base import KEEP_AT_MOST, Item, View
 
 ACCOUNTING_DDL = (

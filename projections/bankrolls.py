@@ -3,9 +3,9 @@
 ``proj_transfers`` holds each transfer once (table, version, position within the event, from,
 to, amount, rule, memo, hand, gaming day); an account's movement history is the transfers in
 which it is the source (out) or the destination (in). ``proj_balances`` holds each account's
-balance per table. Accounts are those of ``ledger.accounts``: ``player:<id>`` stacks, ``cage``,
-``house``, ``bank`` (the designated player's funds in action), ``rake``, ``jackpot`` and the
-``spot:<seat>:<kind>`` wager spots and pots, which are zero between hands. A player's total is
+balance per table. Accounts are those of ``ledger.domain.accounts``: ``player:<id>`` stacks,
+``cage``, ``house``, ``bank`` (the designated player's funds in action), ``rake``, ``jackpot`` and
+the ``spot:<seat>:<kind>`` wager spots and pots, which are zero between hands. A player's total is
 the sum of their stacks over tables (see :mod:`projections.queries`).
 """
 

@@ -13,8 +13,8 @@ import json
 from functools import cache
 from typing import Any, ClassVar
 
-from ledger.accounts import net_flows
-from ledger.records import Transfer
+from ledger.domain.accounts import net_flows
+from ledger.domain.records import Transfer
 from ledger.table import TableEvent
 from projections.context import TableInfo
 from projections.db import Tx

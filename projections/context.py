@@ -16,7 +16,7 @@ from typing import Any
 from uuid import UUID
 from zoneinfo import ZoneInfo
 
-from ledger.errors import InvalidInput
+from ledger.domain.errors import InvalidInput
 from ledger.games.registry import find_game
 from ledger.table import TableEvent, TableOpened
 

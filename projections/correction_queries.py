@@ -60,10 +60,10 @@ def correction_events(app: Any, code: str, hand_no: int, *, after: int = 0) -> l
     before the hand's first event: nothing corrects a hand before it started), decoding only
     the correction records; the views are neither read nor brought up to date, so a reading
     command costs the same whether or not the follower has run. A correction event that
-    cannot be decoded raises :class:`ledger.errors.UndecodableEvent`, naming it."""
+    cannot be decoded raises :class:`ledger.domain.errors.UndecodableEvent`, naming it."""
+    from ledger.domain.records import HandCorrected, SeatCorrected
     from ledger.fleet import app_of
     from ledger.history import decoded
-    from ledger.records import HandCorrected, SeatCorrected
     from ledger.table import table_id
 
     app = app_of(app, code)

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger import accounts
-from ledger import records as r
-from ledger.accounts import net_flows
+from ledger.domain import accounts
+from ledger.domain import records as r
+from ledger.domain.accounts import net_flows
 from projections.base import Item, View, dumps
 
 CORRECTIONS_DDL = (

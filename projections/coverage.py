@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ledger.domain.records import HandSettled
 from ledger.games.hcf.settlement import coverage_flows
-from ledger.records import HandSettled
 from projections.base import Item, View
 
 COVERAGE_DDL = (

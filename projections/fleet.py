@@ -316,7 +316,7 @@ def placement(fleet: Fleet) -> list[Row]:
     ``mapped_to`` (the shard the map names for its code, None when no pattern matches);
     ``in_place`` when the two agree. A table out of place is refused (``table_moved``) until
     the map is restored."""
-    from ledger.errors import LedgerError
+    from ledger.domain.errors import LedgerError
     from projections.audit.reader import consistent_read
     from projections.audit.seal import table_infos
 

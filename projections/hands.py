@@ -4,7 +4,7 @@ One row per (table, hand): game, gaming day (of its start), times, status (``in_
 ``settled``, ``voided``, ``cancelled``), button and designated player, seats, the cards by
 round, every wager and decision in order, the reveals, the settlement (outcomes with their
 rule ids, transfers, jackpot lines, coverage with what each seat paid in and was paid, pots and
-the uncalled bet returned, points, rake, and each seat's result: ``ledger.results``), the
+the uncalled bet returned, points, rake, and each seat's result: ``ledger.domain.results``), the
 revealed deck, who started and ended the hand and who sent each decision (the events' actors:
 ``token:<id> (role, label)`` or ``cli:<name> (cli)``), and
 totals: chips wagered (moved from stacks into wager spots and pots; in Chinese Poker the stakes
@@ -22,12 +22,12 @@ import json
 from functools import cache
 from typing import Any
 
-from ledger import accounts
-from ledger import records as r
-from ledger.cards import card_list
+from ledger.domain import accounts
+from ledger.domain import records as r
+from ledger.domain.actors import Actor, actor_text
+from ledger.domain.cards import card_list
+from ledger.domain.results import HandTally
 from ledger.games.hcf.settlement import coverage_flows
-from ledger.principals import Actor, actor_text
-from ledger.results import HandTally
 from projections.base import KEEP_AT_MOST, Item, View, dumps_ints, field_of
 
 HANDS_DDL = (
@@ -53,7 +53,8 @@ COLUMNS = (
 )
 ENDINGS = {r.HandSettled: "settled", r.HandVoided: "voided", r.HandCancelled: "cancelled"}
 TALLY = "tally"
-"""Key of the running per-seat tally in the result of a hand in progress (``ledger.results``)."""
+"""Key of the running per-seat tally in the result of a hand in progress
+(``ledger.domain.results``)."""
 DP_WAGER = "designated_player"
 
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ledger import accounts
-from ledger import records as r
+from ledger.domain import accounts
+from ledger.domain import records as r
 from projections.base import KEEP_AT_MOST, Item, View, field_of
 
 MOVES_DDL = (

@@ -7,7 +7,7 @@ of those). Conventions:
 - times are ISO-8601 UTC text (``2026-03-14T22:05:13.123456Z``); gaming days ``YYYY-MM-DD``;
 - cards are text (``As``, ``Td``);
 - list methods take ``limit`` / ``offset`` and return rows in a stable order;
-- a table, hand or account that does not exist raises :class:`~ledger.errors.NotFound`
+- a table, hand or account that does not exist raises :class:`~ledger.domain.errors.NotFound`
   (``unknown_table``, ``unknown_hand``); an empty result is an empty list.
 
 The views are as current as their last catch-up (:class:`projections.runner.Runner`); call
@@ -49,7 +49,7 @@ from contextlib import contextmanager
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from ledger.errors import NotFound
+from ledger.domain.errors import NotFound
 from projections import correction_queries as cq
 from projections.db import Row, Store
 from projections.hands import COLUMNS as HAND_COLUMNS

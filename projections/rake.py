@@ -15,8 +15,8 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from ledger.money import format_amount
-from ledger.records import HandSettled
+from ledger.domain.money import format_amount
+from ledger.domain.records import HandSettled
 from projections.base import Item, View
 
 RAKE_DDL = (

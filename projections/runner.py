@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from ledger.errors import LedgerError, NotFound, StateConflict
+from ledger.domain.errors import LedgerError, NotFound, StateConflict
+from ledger.domain.records import CORRECTIONS
 from ledger.logs import get_logger
 from ledger.persistence import StoreError, permission_denied
-from ledger.records import CORRECTIONS
 from ledger.table import TableEvent, TableOpened
 from projections import decode, unholdable
 from projections.base import Item, View, ancestry

@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from ledger.errors import InvalidInput
+from ledger.domain.errors import InvalidInput
 from projections.fleet import by, each, for_table, paged_merge
 from projections.queries import HAND_SUMMARY, MAX_LIMIT, ReadModel, _rules
 from projections.reports.periods import Period

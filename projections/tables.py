@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.records import ConfigChanged, HandStarted, TableOpened
+from ledger.domain.records import ConfigChanged, HandStarted, TableOpened
 from projections.base import KEEP_AT_MOST, Item, View, dumps
 
 TABLES_DDL = (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger import records as r
+from ledger.domain import records as r
 from projections.base import Item, View, dumps
 
 TRAY_DDL = (

@@ -1,7 +1,7 @@
 """Defence in depth: an event the read models cannot hold does not take the read side down.
 
-The write side bounds every amount (``ledger.bounds``), so no event it writes now holds a number
-a view cannot store. A store written before those bounds (or by hand) may: an amount past a
+The write side bounds every amount (``ledger.domain.bounds``), so no event it writes now holds a
+number a view cannot store. A store written before those bounds (or by hand) may: an amount past a
 signed 64-bit integer, which SQLite's ``INTEGER`` and PostgreSQL's ``BIGINT`` refuse. The
 projection runner screens every event it decodes (:func:`too_large`, a few microseconds an
 event): one holding such a number is left out of every view and reported (table, version, log
@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ledger.errors import LedgerError
+from ledger.domain.errors import LedgerError
 from ledger.persistence import loaded_classes
 from projections.base import Item
 from projections.db import Store, iso

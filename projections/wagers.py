@@ -26,8 +26,8 @@ import json
 from functools import cache
 from typing import Any
 
-from ledger import accounts
-from ledger import records as r
+from ledger.domain import accounts
+from ledger.domain import records as r
 from projections.base import KEEP_AT_MOST, Item, View, dumps_ints
 
 SEAT_HANDS_DDL = (

@@ -45,7 +45,7 @@ def test_every_rule_of_the_rule_book_is_named_by_a_test() -> None:
     or ``com_6`` in a test's name), so that every rule has a test an auditor can find."""
     import re
 
-    from ledger.rulebook import rules
+    from ledger.domain.rulebook import rules
 
     text = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("*.py")
                      if p.name != Path(__file__).name)

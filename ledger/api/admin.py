@@ -21,7 +21,7 @@ from ledger.api.models import (
 )
 from ledger.application import LedgerApp
 from ledger.availability import check_ready
-from ledger.commands import PLAYER_PATTERN
+from ledger.domain.commands import PLAYER_PATTERN
 from ledger.tokens import TokenStore
 
 router = APIRouter()

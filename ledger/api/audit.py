@@ -17,7 +17,7 @@ from ledger.api.accesslog import log_read
 from ledger.api.auth import Principal, require
 from ledger.api.errors import responses
 from ledger.api.reads import DAY_PATTERN, TABLE, PathDay, QueryDay, ReadSide
-from ledger.bounds import MAX_AMOUNT
+from ledger.domain.bounds import MAX_AMOUNT
 from ledger.fleet import Ledger
 from ledger.probes import RefusedProbe
 

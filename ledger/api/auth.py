@@ -111,8 +111,8 @@ def require(*roles: str) -> Callable[..., Coroutine[Any, Any, Principal]]:
 async def plain_parameters(request: Request) -> None:
     """Every route: no query parameter twice (none of them is a list) and no NUL character in
     the path or the query (PostgreSQL refuses NUL in text)."""
-    from ledger.bounds import text_problem
-    from ledger.errors import InvalidInput
+    from ledger.domain.bounds import text_problem
+    from ledger.domain.errors import InvalidInput
 
     query = request.query_params
     repeated = sorted({k for k in query if len(query.getlist(k)) > 1})

@@ -31,7 +31,8 @@ from ledger.api.visibility import (
     visible_step,
 )
 from ledger.application import LedgerApp
-from ledger.commands import (
+from ledger.domain.actors import Actor
+from ledger.domain.commands import (
     COMMANDS_BY_NAME,
     Act,
     BuyIn,
@@ -56,13 +57,12 @@ from ledger.commands import (
     VoidHand,
     command_from,
 )
-from ledger.errors import LedgerError
+from ledger.domain.errors import LedgerError
+from ledger.domain.records import HAND_ENDINGS, Record
+from ledger.domain.results import hand_results
 from ledger.fleet import Ledger, app_of
 from ledger.history import hand_events
-from ledger.principals import Actor
 from ledger.probes import record_refusal
-from ledger.records import HAND_ENDINGS, Record
-from ledger.results import hand_results
 
 HAND_ENDING_NAMES = frozenset(cls.__name__ for cls in HAND_ENDINGS)
 

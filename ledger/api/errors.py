@@ -1,9 +1,9 @@
 """One error shape for every refusal, and the one table from error codes to HTTP statuses.
 
 Every response that is not a success is ``{"error": {"code", "message", "details"}}``: domain
-errors (:class:`~ledger.errors.LedgerError` with their stable codes), request validation, missing
-or refused credentials, unknown routes and methods, and a last-resort ``internal_error`` (logged
-with its traceback). Each refusal is logged in one line.
+errors (:class:`~ledger.domain.errors.LedgerError` with their stable codes), request validation,
+missing or refused credentials, unknown routes and methods, and a last-resort ``internal_error``
+(logged with its traceback). Each refusal is logged in one line.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ledger.bounds import safe_text
-from ledger.commands import classify_problems
-from ledger.errors import (
+from ledger.domain.bounds import safe_text
+from ledger.domain.commands import classify_problems
+from ledger.domain.errors import (
     ConcurrencyError,
     InvalidInput,
     LedgerError,

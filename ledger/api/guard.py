@@ -6,7 +6,7 @@
   DELETE) to an API route is refused ``missing_token`` / ``invalid_token`` (401) before a
   byte of its body is read, so a client without a token cannot make the service parse
   anything. The console's forms (``/console``) sign in with their own cookie and are left to it.
-- **A body size limit** (:data:`ledger.bounds.MAX_BODY_BYTES`): a declared or streamed body
+- **A body size limit** (:data:`ledger.domain.bounds.MAX_BODY_BYTES`): a declared or streamed body
   above it is ``body_too_large`` (413), read no further; a JSON body nested deeper than
   :data:`MAX_JSON_DEPTH` is ``invalid_request`` (the parser would recurse until it fails).
 - **Every unexpected failure becomes one coded 500** (``internal_error``) here, logged in one
@@ -24,8 +24,8 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ledger.api.errors import ApiError, error_response, internal_error_response
-from ledger.bounds import MAX_BODY_BYTES
-from ledger.errors import InvalidInput, LedgerError
+from ledger.domain.bounds import MAX_BODY_BYTES
+from ledger.domain.errors import InvalidInput, LedgerError
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 MAX_JSON_DEPTH = 64

@@ -1,7 +1,8 @@
 """Request and response bodies of the HTTP API.
 
-Command bodies are derived from the command models of ``ledger.commands`` (one source of truth):
-the same fields, minus ``table``, which the path names (``POST /tables`` keeps it in the body).
+Command bodies are derived from the command models of ``ledger.domain.commands`` (one source of
+truth): the same fields, minus ``table``, which the path names (``POST /tables`` keeps it in the
+body).
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema, create_model
 
 from ledger.api.schemas import Event, GameConfig, HandState
-from ledger.commands import PLAYER_PATTERN, ChangeConfig, Command, OpenTable
+from ledger.domain.actors import PrincipalRole
+from ledger.domain.commands import PLAYER_PATTERN, ChangeConfig, Command, OpenTable
+from ledger.domain.results import HandResults
 from ledger.games.base import Step
-from ledger.principals import PrincipalRole
-from ledger.results import HandResults
 from ledger.tokens import Role
 
 
@@ -63,7 +64,7 @@ class CommandOut(BaseModel):
     (face-down cards the reader may not see are ``null``; ``prev_hash`` only for auditors).
     ``step``: what the hand waits for now, as this reader may see it, with the deal plan when
     the table may deal; a device needs no read between commands. ``results``: each seat's
-    result when one of the events ended a hand (``ledger.results``; null otherwise).
+    result when one of the events ended a hand (``ledger.domain.results``; null otherwise).
     """
 
     command_id: str

@@ -224,7 +224,7 @@ def replay(
     face-down cards) is recorded in the access log."""
     from dataclasses import asdict
 
-    from ledger.rulebook import cited
+    from ledger.domain.rulebook import cited
     from projections.audit.handreplay import hand_replay
 
     result = hand_replay(request.app.state.reader, code, hand_no)

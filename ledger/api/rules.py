@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 
 from ledger.api.auth import Principal, principal
 from ledger.api.errors import responses
-from ledger.rulebook import rule, rules
+from ledger.domain.rulebook import rule, rules
 
 router = APIRouter(tags=["rules"])
 

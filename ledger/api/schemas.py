@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ledger.api.visibility import CARD_PATTERN
+from ledger.domain.actors import Actor
 from ledger.games.registry import GAMES
-from ledger.principals import Actor
 from ledger.table import EVENT_TYPES
 
 _CONFIGS = tuple(game.config_type for game in GAMES.values())

@@ -22,10 +22,10 @@ from pydantic import BaseModel
 
 from ledger.api.auth import Principal
 from ledger.application import LedgerApp
-from ledger.cards import format_card
-from ledger.errors import LedgerError
+from ledger.domain.cards import format_card
+from ledger.domain.errors import LedgerError
+from ledger.domain.records import CardsDealt, CardsRevealed, HandStarted
 from ledger.games.base import Step
-from ledger.records import CardsDealt, CardsRevealed, HandStarted
 from ledger.table import EVENT_TYPES, Table
 
 CARD_PATTERN = "^[2-9TJQKA][cdhs]$"

@@ -160,10 +160,10 @@ def hand(
     anywhere."""
     from ledger.access import record_access
     from ledger.cli.replay import stored_head, vouch
+    from ledger.domain.records import Record
+    from ledger.domain.results import hand_results
     from ledger.fleet import app_of, table_guard
     from ledger.readstore import primary_of
-    from ledger.records import Record
-    from ledger.results import hand_results
     from ledger.table import table_id
     from projections.audit.handreplay import hand_replay
 
@@ -192,7 +192,7 @@ def render_replay(replay: Any, width: int, *, results: Any = None,
     with ``rule_texts`` the text of every rule cited."""
     from ledger.cli.replay import stamp
     from ledger.describe import results_lines
-    from ledger.rulebook import cited
+    from ledger.domain.rulebook import cited
 
     width = max(width, 100)
     half = (width - 7) // 2
@@ -271,7 +271,7 @@ def seal(
     A gaming day that has not started yet at any table is refused (`day_not_started`). A day
     still in progress is sealed with a warning: the heads are those of now, so seal it again
     once the day has ended."""
-    from ledger.errors import InvalidInput
+    from ledger.domain.errors import InvalidInput
     from projections.audit import keys
     from projections.audit.seal import make_seal, previous_for, read_seal, unfinished
     from projections.context import parse_day

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import typer
 
-from ledger.errors import LedgerError
+from ledger.domain.errors import LedgerError
 
 if TYPE_CHECKING:  # imported where used: `ledger --help` needs neither settings nor pydantic
     from pydantic import ValidationError

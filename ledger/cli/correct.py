@@ -112,7 +112,7 @@ def settle_owed(
 
 
 def _fix(text: str) -> dict[str, str]:
-    from ledger.errors import InvalidInput
+    from ledger.domain.errors import InvalidInput
 
     target, sep, cards = text.partition(":")
     recorded, eq, actual = cards.partition("=")
@@ -125,9 +125,9 @@ def _fix(text: str) -> dict[str, str]:
 
 def _run(name: str, table: str, fields: dict[str, Any], approvers: list[str], reason: str,
          command_id: str | None, as_json: bool, database_url: str | None) -> None:
-    from ledger.commands import command_from
     from ledger.describe import describe, transfer_line
-    from ledger.records import Record
+    from ledger.domain.commands import command_from
+    from ledger.domain.records import Record
     from ledger.table import ENVELOPE, EVENT_TYPES
 
     data = {**fields, "command_id": command_id or f"cli-{uuid.uuid4().hex[:16]}",

@@ -13,7 +13,7 @@ from rich.table import Table as RichTable
 
 from ledger.cli import app
 from ledger.cli.common import ledger_app, progress_bar
-from ledger.money import format_amount
+from ledger.domain.money import format_amount
 
 DEMO_URL = "sqlite:///var/demo.sqlite3"
 DEMO_LEAVE_RATE = 0.005

@@ -17,9 +17,9 @@ from typing import Annotated, Any, TextIO
 import typer
 from typer.core import TyperCommand
 
-from ledger.cards import RANK_NAMES, card_list, ensure_distinct, parse_cards
 from ledger.cli import app
-from ledger.errors import InvalidInput, LedgerError
+from ledger.domain.cards import RANK_NAMES, card_list, ensure_distinct, parse_cards
+from ledger.domain.errors import InvalidInput, LedgerError
 from ledger.evaluation import caribbean, chinese, hcf, high, low
 
 Json = dict[str, Any]

@@ -40,7 +40,7 @@ def accounting(
     the currency's decimals and days as dates. The projections are brought up to date first."""
     from ledger.cli.common import fail
     from ledger.cli.projections import catch_up
-    from ledger.errors import InvalidInput
+    from ledger.domain.errors import InvalidInput
     from projections.context import parse_day
     from projections.exports.accounting import export_accounting
     from projections.fleet import read_model

@@ -128,7 +128,7 @@ def follow(runner: Any, stop: threading.Event, interval: float,
     (``projection_rebuilding``, or a batch it overtook) one line says so and nothing is
     written until it has marked them current; if that rebuild no longer runs,
     ``projection_outdated`` says it was interrupted."""
-    from ledger.errors import StateConflict
+    from ledger.domain.errors import StateConflict
 
     total = 0
     waiting: list[str] = []

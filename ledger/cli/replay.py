@@ -46,7 +46,7 @@ def vouch(ledger: Any, tid: UUID, head: Any) -> None:
 def shown_spans(events: list[Any]) -> list[tuple[int, int]]:
     """The versions a replay shows, as spans: a hand's events (from its first to its last,
     whatever lies between) and each correction on its own."""
-    from ledger.records import HandCorrected, SeatCorrected
+    from ledger.domain.records import HandCorrected, SeatCorrected
 
     own: list[int] = []
     fixes: list[tuple[int, int]] = []
@@ -98,16 +98,16 @@ def replay(
     names the table, the version and what is wrong, on standard error, and the exit status
     is 1."""
     from ledger.access import record_access
-    from ledger.cards import verify_commitment
     from ledger.describe import describe, results_lines, transfer_line
-    from ledger.errors import UndecodableEvent
+    from ledger.domain.actors import actor_text
+    from ledger.domain.cards import verify_commitment
+    from ledger.domain.errors import UndecodableEvent
+    from ledger.domain.records import HAND_ENDINGS, HandCorrected, HandStarted, Record
+    from ledger.domain.results import hand_results
+    from ledger.domain.rulebook import cited
     from ledger.fleet import app_of, table_guard
     from ledger.history import hand_events, opening
-    from ledger.principals import actor_text
     from ledger.readstore import primary_of
-    from ledger.records import HAND_ENDINGS, HandCorrected, HandStarted, Record
-    from ledger.results import hand_results
-    from ledger.rulebook import cited
     from projections.audit.chain import breaks_text, chain_breaks
     from projections.audit.handchain import anchored, span_breaks
     from projections.audit.handreplay import rules_of

@@ -14,8 +14,8 @@ import typer
 
 from ledger.cli import app
 from ledger.cli.common import DATABASE_OPTION, err_console, fail, handle_errors, ledger_app
-from ledger.errors import InvalidInput
-from ledger.money import to_decimal
+from ledger.domain.errors import InvalidInput
+from ledger.domain.money import to_decimal
 
 report_app = typer.Typer(
     name="report",

@@ -23,7 +23,7 @@ def rules_command(
     """Print a rule of the rule book (`docs/rules.md`) with its id, its section and its text,
     the decisions included; without ID, list every rule. An unknown id ends with
     `unknown_rule`."""
-    from ledger.rulebook import rule, rules
+    from ledger.domain.rulebook import rule, rules
 
     with handle_errors():
         chosen = [rule(rule_id)] if rule_id else list(rules().values())

@@ -9,7 +9,7 @@ import typer
 
 from ledger.cli import app
 from ledger.cli.common import DATABASE_OPTION, handle_errors, settings_for
-from ledger.errors import InvalidInput, LedgerError
+from ledger.domain.errors import InvalidInput, LedgerError
 
 
 @app.command()

@@ -16,7 +16,7 @@ from ledger.cli.common import (
     out_console,
     settings_for,
 )
-from ledger.errors import LedgerError
+from ledger.domain.errors import LedgerError
 
 
 @app.command("shards")

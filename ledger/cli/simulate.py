@@ -6,7 +6,7 @@ import typer
 
 from ledger.cli import app
 from ledger.cli.common import DATABASE_OPTION, ledger_app, progress_bar
-from ledger.money import format_amount
+from ledger.domain.money import format_amount
 
 
 @app.command()

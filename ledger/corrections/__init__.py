@@ -16,9 +16,9 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Protocol
 
-from ledger.commands import CorrectHand, CorrectMovement, CorrectSeat, SettleOwed
-from ledger.errors import InvalidInput, RuleViolation, StateConflict
-from ledger.records import Record
+from ledger.domain.commands import CorrectHand, CorrectMovement, CorrectSeat, SettleOwed
+from ledger.domain.errors import InvalidInput, RuleViolation, StateConflict
+from ledger.domain.records import Record
 from ledger.table import TableEvent
 from ledger.tablestate import TableState
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ledger.accounts import net_flows
-from ledger.cards import ensure_distinct, format_card
-from ledger.commands import CorrectHand, Settle
 from ledger.corrections import Past, check_approvers, check_window
 from ledger.corrections.routing import differences, route
-from ledger.errors import InvalidInput, NotFound, RuleViolation
-from ledger.records import (
+from ledger.domain.accounts import net_flows
+from ledger.domain.cards import ensure_distinct, format_card
+from ledger.domain.commands import CorrectHand, Settle
+from ledger.domain.errors import InvalidInput, NotFound, RuleViolation
+from ledger.domain.records import (
     CardFix,
     CardsDealt,
     CardsRevealed,

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ledger import accounts
-from ledger.commands import CorrectMovement, CorrectSeat, SettleOwed
 from ledger.corrections import Past, check_approvers, check_window
 from ledger.corrections.routing import pair, route
-from ledger.errors import NotFound, RuleViolation
-from ledger.records import (
+from ledger.domain import accounts
+from ledger.domain.commands import CorrectMovement, CorrectSeat, SettleOwed
+from ledger.domain.errors import NotFound, RuleViolation
+from ledger.domain.records import (
     ChipsBoughtIn,
     ChipsCashedOut,
     Difference,

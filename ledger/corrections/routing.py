@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ledger import accounts
-from ledger.records import Difference, Transfer
+from ledger.domain import accounts
+from ledger.domain.records import Difference, Transfer
 from ledger.tablestate import TableState
 
 _BOUNDED = (accounts.JACKPOT, accounts.RAKE)

@@ -6,8 +6,9 @@
 - :mod:`~ledger.evaluation.caribbean`: Caribbean Stud qualification, Play odds, jackpot line.
 - :mod:`~ledger.evaluation.chinese`: Chinese Poker segments, fouls, automatic wins.
 
-This package imports nothing from the ledger but :mod:`ledger.cards` and :mod:`ledger.errors`:
-no I/O, no logging. Its tables are built in memory, each at its first use.
+This package imports nothing from the ledger but :mod:`ledger.domain.cards` and
+:mod:`ledger.domain.errors`: no I/O, no logging. Its tables are built in memory, each at its first
+use.
 """
 
 from __future__ import annotations

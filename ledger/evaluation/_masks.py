@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from ledger.cards import DECK_SIZE
+from ledger.domain.cards import DECK_SIZE
 
 _V = TypeVar("_V")
 

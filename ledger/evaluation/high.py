@@ -18,7 +18,7 @@ multiset of ranks (``sum(5 ** rank)``; see :mod:`ledger.evaluation._high_tables`
 of the best non-flush hand; the low 16 bits count the cards of each suit in four nibbles, offset so
 that a suit with five or more cards sets the top bit of its nibble. Only then are the ranks of that
 suit collected into a 13-bit mask that indexes the flush / straight-flush table. No sorting, no
-counting per call. Nothing is validated there: parse with :mod:`ledger.cards` first.
+counting per call. Nothing is validated there: parse with :mod:`ledger.domain.cards` first.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import IntEnum
 
-from ledger.cards import DECK_SIZE, RANK_NAMES
+from ledger.domain.cards import DECK_SIZE, RANK_NAMES
 from ledger.evaluation._high_tables import FLUSH_STRENGTH, POW5, RANK_STRENGTH
 from ledger.evaluation._masks import RANK_BIT
 
@@ -74,7 +74,7 @@ _RANK_KEY: tuple[int, ...] = tuple(POW5[card >> 2] for card in range(DECK_SIZE))
 def evaluate(cards: Sequence[int]) -> int:
     """Strength of the best five of 5, 6 or 7 distinct cards; higher is better (CSP-5, STUD8-7).
 
-    Not validated: the caller passes distinct cards 0..51, as parsed by :mod:`ledger.cards`.
+    Not validated: the caller passes distinct cards 0..51, as parsed by :mod:`ledger.domain.cards`.
     """
     key = _CARD_KEY
     if len(cards) == 7:  # the common case, unrolled

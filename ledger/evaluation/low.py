@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ledger.cards import DECK_SIZE, RANK_NAMES
+from ledger.domain.cards import DECK_SIZE, RANK_NAMES
 from ledger.evaluation._masks import ACE
 
 __all__ = ["evaluate_low8", "low_labels", "low_ranks"]

@@ -2,8 +2,8 @@
 
 A game never touches the event store. The table aggregate hands it a read-only
 :class:`TableView` and the game's own hand state, and the game answers with *records*
-(``ledger.records``): the facts to append, each carrying its balanced transfers and the rule id
-behind every decision. ``evolve`` folds a record into the hand state; the aggregate uses it when
+(``ledger.domain.records``): the facts to append, each carrying its balanced transfers and the rule
+id behind every decision. ``evolve`` folds a record into the hand state; the aggregate uses it when
 it appends and when it replays, and the audit uses it to rebuild a hand from the stream before
 asking ``decide`` to settle it again and comparing.
 
@@ -38,11 +38,11 @@ from pydantic import (
     model_validator,
 )
 
-from ledger import accounts
-from ledger.bounds import Amount, AmountOrZero
-from ledger.commands import HandCommand
-from ledger.errors import RuleViolation, StateConflict
-from ledger.records import CardSource, HandRecord, Record, Target, Transfer
+from ledger.domain import accounts
+from ledger.domain.bounds import Amount, AmountOrZero
+from ledger.domain.commands import HandCommand
+from ledger.domain.errors import RuleViolation, StateConflict
+from ledger.domain.records import CardSource, HandRecord, Record, Target, Transfer
 
 
 class Limits(Record):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ledger.errors import NotFound
+from ledger.domain.errors import NotFound
 
 if TYPE_CHECKING:
     from ledger.games.base import Game

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Protocol
 
-from ledger.commands import (
+from ledger.domain.commands import (
     Act,
     Command,
     DealCards,

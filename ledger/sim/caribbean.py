@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ledger.commands import Act, Command, PlaceWager, Settle
+from ledger.domain.commands import Act, Command, PlaceWager, Settle
 from ledger.evaluation import caribbean as csp
 from ledger.evaluation import high
 from ledger.games.base import Step, TableView

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ledger.commands import Act, BuyIn, Command, SeatPlayer, UnseatPlayer
+from ledger.domain.commands import Act, BuyIn, Command, SeatPlayer, UnseatPlayer
 from ledger.games.base import Step, TableView
 from ledger.games.chinese import ChineseConfig, ChineseHand, ChineseMemo
 from ledger.games.chinese.config import BUY_IN, BUY_IN_POINTS, SHORT_BUY

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ledger.commands import Act, Command, PlaceWager, Settle
+from ledger.domain.commands import Act, Command, PlaceWager, Settle
 from ledger.evaluation import hcf as ev
 from ledger.games.base import Option, Step, TableView
 from ledger.games.hcf import HcfConfig, HcfHand

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledger.errors import NotFound
+from ledger.domain.errors import NotFound
 from ledger.games.base import TableView
 from ledger.sim import chinese, hcf, stud8
 from ledger.sim.base import Bot

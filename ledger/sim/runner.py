@@ -9,10 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledger import accounts
 from ledger.application import CommandResult, LedgerApp
-from ledger.commands import BuyIn, Command, OpenTable, SeatPlayer
-from ledger.errors import NotFound, StateConflict
+from ledger.domain import accounts
+from ledger.domain.commands import BuyIn, Command, OpenTable, SeatPlayer
+from ledger.domain.errors import NotFound, StateConflict
 from ledger.games.base import Step, TableView
 from ledger.games.registry import get_game
 from ledger.sim.base import CommandIds, Walkouts, play_hand

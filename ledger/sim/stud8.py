@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ledger.commands import Act, Command
+from ledger.domain.commands import Act, Command
 from ledger.evaluation import high, low
 from ledger.games.base import Option, Step, TableView
 from ledger.games.stud8.model import StudConfig, StudHand, StudSeat

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ledger import accounts
-from ledger import records as r
 from ledger.application import LedgerApp
-from ledger.commands import CountInventory, Fill
+from ledger.domain import accounts
+from ledger.domain import records as r
+from ledger.domain.commands import CountInventory, Fill
 from ledger.history import stream
 
 DENOMINATIONS = (10_000, 2_500, 500, 100, 25, 5, 1)

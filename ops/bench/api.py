@@ -193,7 +193,7 @@ def hands(store: str, url: str, clients: int, seconds: float, device: str, audit
         table, _, _ = executor.observe()
         for seat in sorted(table.seats):
             if table.seat_stack(seat) < 20_000:
-                from ledger.commands import BuyIn
+                from ledger.domain.commands import BuyIn
 
                 send(http, device, BuyIn(command_id=ids.next(), table=code, seat=seat,
                                          amount=100_000))

@@ -18,8 +18,8 @@ import time
 from _common import fresh_store, optimised
 
 from ledger.application import LedgerApp
-from ledger.cards import parse_card, parse_cards
-from ledger.commands import (
+from ledger.domain.cards import parse_card, parse_cards
+from ledger.domain.commands import (
     Act,
     BuyIn,
     Command,
@@ -32,7 +32,7 @@ from ledger.commands import (
     Settle,
     StartHand,
 )
-from ledger.records import CardFix
+from ledger.domain.records import CardFix
 from projections.audit import verify
 
 _ids = itertools.count()

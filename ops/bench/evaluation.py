@@ -23,7 +23,7 @@ from importlib.metadata import version
 from itertools import pairwise
 from typing import Any
 
-from ledger.cards import format_card
+from ledger.domain.cards import format_card
 from ledger.evaluation import chinese, hcf, high, low
 
 

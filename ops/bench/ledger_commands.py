@@ -24,8 +24,8 @@ from _common import fresh_store, optimised, percentile, postgres_available
 from eventsourcing.application import Application
 
 from ledger.application import LedgerApp
-from ledger.commands import BuyIn, Command, OpenTable, SeatPlayer
 from ledger.dealing import OpenDeckKeeper
+from ledger.domain.commands import BuyIn, Command, OpenTable, SeatPlayer
 from ledger.persistence import PydanticMapper, store_env
 from ledger.settings import Settings
 from ledger.sim.base import CommandIds, play_hand

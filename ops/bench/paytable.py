@@ -19,7 +19,7 @@ import time
 
 import _common
 
-from ledger.cards import parse_cards
+from ledger.domain.cards import parse_cards
 from ledger.evaluation import hcf as ev
 from ledger.games.caribbean.config import CaribbeanConfig
 from projections.reports.mathematics import caribbean as csp

@@ -44,7 +44,7 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 import pgcluster  # noqa: E402
 
 from ledger.application import LedgerApp  # noqa: E402
-from ledger.commands import BuyIn, Command, OpenTable, SeatPlayer  # noqa: E402
+from ledger.domain.commands import BuyIn, Command, OpenTable, SeatPlayer  # noqa: E402
 from ledger.games.registry import GAMES  # noqa: E402
 from ledger.logs import configure  # noqa: E402
 from ledger.settings import Settings  # noqa: E402

@@ -19,9 +19,9 @@ from typing import Any, cast
 
 from pydantic import BaseModel
 
-from ledger import accounts
-from ledger import records as r
-from ledger.accounts import net_flows
+from ledger.domain import accounts
+from ledger.domain import records as r
+from ledger.domain.accounts import net_flows
 from projections.base import ancestry, field_of
 
 _ACCOUNT = re.compile(r"^(cage|house|rake|jackpot|bank|player:.+|owed:.+|spot:\d+:.+)$")

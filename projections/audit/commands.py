@@ -16,8 +16,8 @@ from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
-from ledger import records as r
-from ledger.commands import (
+from ledger.domain import records as r
+from ledger.domain.commands import (
     Act,
     BuyIn,
     CashOut,

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ledger import records as r
+from ledger.domain import records as r
 from ledger.table import ENVELOPE as EVENT_ENVELOPE
 
 ENVELOPE = set(EVENT_ENVELOPE)

@@ -17,12 +17,13 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
-from ledger import records as r
-from ledger.cards import verify_commitment
 from ledger.describe import describe, transfer_line
-from ledger.errors import LedgerError, NotFound, UndecodableEvent
+from ledger.domain import records as r
+from ledger.domain.actors import actor_text
+from ledger.domain.cards import verify_commitment
+from ledger.domain.errors import LedgerError, NotFound, UndecodableEvent
 from ledger.fleet import app_of
-from ledger.principals import PrincipalStore, actor_text
+from ledger.principals import PrincipalStore
 from projections.audit.chain import CHAIN_KINDS
 from projections.audit.compare import as_data
 from projections.audit.handchain import anchored, span_breaks
@@ -204,7 +205,7 @@ def _replay_stretch(app: Any, tid: UUID, label: str, report: AuditReport,
                     first: int, upto: int, checkpoints: dict[int, dict[str, Any]]) -> None:
     """Fold the table from its latest signed snapshot before ``first`` (else its first event)
     to the end of the command that appended ``upto``, deciding the hand's groups again."""
-    from ledger import accounts
+    from ledger.domain import accounts
     from ledger.history import StorePast
     from ledger.tablestate import TableState
     from projections.audit.approvers import ApproverCheck

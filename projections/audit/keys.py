@@ -24,7 +24,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from ledger.errors import InvalidInput, LedgerError, StateConflict
+from ledger.domain.errors import InvalidInput, LedgerError, StateConflict
 
 PREFIX = "ed25519:"
 PRIVATE_PREFIX = "ed25519-private:"

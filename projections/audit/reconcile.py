@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from ledger import accounts
-from ledger import records as r
-from ledger.accounts import net_flows
+from ledger.domain import accounts
+from ledger.domain import records as r
+from ledger.domain.accounts import net_flows
 from ledger.table import TableEvent
 from projections.accounting import SUMS, Accounting
 from projections.audit.model import Discrepancy

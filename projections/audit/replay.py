@@ -22,12 +22,12 @@ from typing import Any, cast
 
 from pydantic import ValidationError
 
-from ledger import records as r
-from ledger.cards import DECK_SIZE
-from ledger.commands import CORRECTION_COMMANDS, Command, DealCards, OpenTable, StartHand
 from ledger.corrections import Past
 from ledger.corrections import decide as decide_correction
-from ledger.errors import LedgerError
+from ledger.domain import records as r
+from ledger.domain.cards import DECK_SIZE
+from ledger.domain.commands import CORRECTION_COMMANDS, Command, DealCards, OpenTable, StartHand
+from ledger.domain.errors import LedgerError
 from ledger.table import TableEvent
 from ledger.tablestate import TableState
 from projections.audit.approvers import ApproverCheck
@@ -164,14 +164,14 @@ class TableAudit:
         recorded = state is not None and state.config.card_source == "recorded"
         try:
             command, unbounded = command_for(self.label, group, recorded_source=recorded), None
-        except ValidationError as exc:  # written before the bounds of ledger.bounds
+        except ValidationError as exc:  # written before the bounds of ledger.domain.bounds
             command, unbounded = None, "; ".join(
                 f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         result = GroupResult(events=group, command=command)
         self._sink = result.discrepancies
         if unbounded is not None:
             self._add(hand_of(group[0]), "out_of_bounds",
-                      {"bounds": "those every command has now (ledger.bounds)"},
+                      {"bounds": "those every command has now (ledger.domain.bounds)"},
                       {"version": group[0].originator_version, "why": unbounded}, None)
         elif check:
             self._redecide(result, keeper)

@@ -39,7 +39,7 @@ from uuid import UUID
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ledger.access import access_head
-from ledger.errors import InvalidInput, LedgerError, StateConflict
+from ledger.domain.errors import InvalidInput, LedgerError, StateConflict
 from ledger.fleet import Fleet, not_across_shards
 from ledger.persistence import state_bytes
 from ledger.table import TableOpened, chain_digest

@@ -28,7 +28,7 @@ from uuid import UUID
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from ledger.errors import InvalidInput
+from ledger.domain.errors import InvalidInput
 from projections.audit import keys
 from projections.audit.model import Discrepancy
 from projections.audit.reconcile import Totals
@@ -59,7 +59,7 @@ class SealCheck:
                                "the key that signed it: --public-key ed25519:<hex> (or a file "
                                "holding it; `ledger keys create` printed it)")
         if any(s.get("format") == FORMAT_V1 for s in self.seals) and self.hmac_key is None:
-            from ledger.errors import LedgerError
+            from ledger.domain.errors import LedgerError
 
             raise LedgerError("seal_key_missing", "a seal of the first format (HMAC) needs "
                               "LEDGER_SEAL_KEY to be checked")

@@ -30,10 +30,10 @@ from datetime import datetime, time, timedelta
 from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
-from ledger import accounts
-from ledger import records as r
-from ledger.accounts import net_flows
-from ledger.errors import NotFound
+from ledger.domain import accounts
+from ledger.domain import records as r
+from ledger.domain.accounts import net_flows
+from ledger.domain.errors import NotFound
 from ledger.fleet import Fleet, not_across_shards
 from ledger.history import StorePast
 from ledger.persistence import CORRECTION_TOPICS, state_bytes

@@ -23,8 +23,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ledger.errors import InvalidInput
-from ledger.money import to_decimal
+from ledger.domain.errors import InvalidInput
+from ledger.domain.money import to_decimal
 
 
 def output_dir(path: str | Path) -> Path:

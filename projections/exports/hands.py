@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ledger.errors import InvalidInput
+from ledger.domain.errors import InvalidInput
 from projections.context import parse_day
 from projections.exports import poker
 from projections.exports.accounting import Written

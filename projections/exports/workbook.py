@@ -25,8 +25,8 @@ from typing import Any
 from openpyxl import Workbook
 from openpyxl.utils import get_column_letter
 
-from ledger.errors import LedgerError
-from ledger.money import minor_units
+from ledger.domain.errors import LedgerError
+from ledger.domain.money import minor_units
 from projections.exports.files import output_dir
 from projections.queries import ReadModel
 from projections.reports.hold import hold_report
@@ -36,8 +36,8 @@ from projections.reports.players import player_report
 
 
 def currency_decimals(code: str) -> int:
-    """The minor-unit exponent of an ISO 4217 currency (``ledger.money``, the one table); 2 for
-    a code it does not know (a table opened before unknown codes were refused)."""
+    """The minor-unit exponent of an ISO 4217 currency (``ledger.domain.money``, the one table); 2
+    for a code it does not know (a table opened before unknown codes were refused)."""
     try:
         return minor_units(code)
     except LedgerError:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ledger.accounts import HOUSE
+from ledger.domain.accounts import HOUSE
 from projections.fleet import by, fetch_all, for_table
 from projections.reports.periods import Period, columns
 

@@ -12,7 +12,7 @@ from calendar import monthrange
 from dataclasses import dataclass
 from datetime import date
 
-from ledger.errors import InvalidInput
+from ledger.domain.errors import InvalidInput
 from projections.context import parse_day
 
 _MONTH = re.compile(r"^\d{4}-\d{2}$")

@@ -182,7 +182,7 @@ def test_amounts_are_printed_in_each_tables_currency(db: Path) -> None:
     EUR table's two, each named with its currency; a player's figures over tables of two
     currencies are never added together."""
     from ledger.application import LedgerApp
-    from ledger.commands import OpenTable
+    from ledger.domain.commands import OpenTable
     from ledger.settings import Settings
 
     app = LedgerApp(Settings(database_url=f"sqlite:///{db}", deck_key_file=db.parent / "deck.key",

@@ -409,7 +409,7 @@ def test_downloading_the_days_exports(browser: Any, served: Served) -> None:
 
 
 def test_the_tables_refresh_by_themselves(browser: Any, served: Served) -> None:
-    from ledger.commands import StartHand
+    from ledger.domain.commands import StartHand
 
     page = sign_in(browser, served, "auditor", "/console/tables")
     shot(page, "tables")

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ledger.commands import StartHand, VoidHand
+from ledger.domain.commands import StartHand, VoidHand
 from ledger.table import table_id
 from projections.context import gaming_day
 

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from ledger.access import access_rows, record_access, verify_access_log
 from ledger.api import create_app
 from ledger.application import LedgerApp
-from ledger.errors import InvalidInput
+from ledger.domain.errors import InvalidInput
 from ledger.settings import Settings
 from ledger.sidetables import ACCESS_TABLE, SideTable
 from projections.audit import verify

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from ledger.api import create_app
 from ledger.api.errors import STATUS_BY_CODE
-from ledger.commands import BuyIn, DealCards, OpenTable, SeatPlayer, StartHand
+from ledger.domain.commands import BuyIn, DealCards, OpenTable, SeatPlayer, StartHand
 from ledger.settings import Settings
 from ledger.sim.base import CommandIds
 from ledger.sim.profiles import profile_for

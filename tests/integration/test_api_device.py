@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from ledger import accounts
 from ledger.api import create_app
-from ledger.cards import card_list, parse_cards
+from ledger.domain import accounts
+from ledger.domain.cards import card_list, parse_cards
 from ledger.settings import Settings
 from ledger.sim.chinese_arrange import greedy
 from tests.support.http import Tokens, bearer, make_tokens

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from ledger import accounts
 from ledger.application import LedgerApp
-from ledger.cards import parse_cards
-from ledger.commands import (
+from ledger.domain import accounts
+from ledger.domain.cards import parse_cards
+from ledger.domain.commands import (
     Act,
     BuyIn,
     ChangeConfig,
@@ -23,7 +23,7 @@ from ledger.commands import (
     StartHand,
     command_from,
 )
-from ledger.errors import ConcurrencyError, LedgerError
+from ledger.domain.errors import ConcurrencyError, LedgerError
 from ledger.persistence import LedgerSQLiteRecorder
 from ledger.pgstore import LedgerPostgresRecorder
 from ledger.settings import Settings

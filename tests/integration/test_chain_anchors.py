@@ -16,8 +16,8 @@ from uuid import UUID
 import pytest
 
 from ledger.application import LedgerApp
-from ledger.commands import StartHand
-from ledger.errors import LedgerError
+from ledger.domain.commands import StartHand
+from ledger.domain.errors import LedgerError
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
 from ledger.table import table_id
@@ -289,7 +289,7 @@ def test_an_undecodable_row_in_an_anchored_hand_s_stretch_is_named(app: LedgerAp
     recomputed after it, the command log rewritten) is named by ``ledger replay`` (an error,
     exit status 1) and ``ledger audit hand`` (a discrepancy ``undecodable_event``), never an
     unknown hand or an internal error."""
-    from ledger.errors import UndecodableEvent
+    from ledger.domain.errors import UndecodableEvent
     from ledger.history import hand_events
     from projections.audit.handreplay import hand_replay
 

@@ -23,7 +23,7 @@ from fastapi.testclient import TestClient
 from ledger.api import create_app
 from ledger.api.console import HERE
 from ledger.api.console.draw import Card
-from ledger.commands import StartHand, VoidHand
+from ledger.domain.commands import StartHand, VoidHand
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
 from tests.support.browser import hand_in_progress

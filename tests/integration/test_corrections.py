@@ -12,11 +12,11 @@ from unittest.mock import patch
 
 import pytest
 
-from ledger import accounts
-from ledger import records as r
 from ledger.application import LedgerApp
-from ledger.cards import parse_card, parse_cards
-from ledger.commands import (
+from ledger.domain import accounts
+from ledger.domain import records as r
+from ledger.domain.cards import parse_card, parse_cards
+from ledger.domain.commands import (
     Act,
     BuyIn,
     CashOut,
@@ -37,7 +37,7 @@ from ledger.commands import (
     UnseatPlayer,
     VoidHand,
 )
-from ledger.errors import LedgerError
+from ledger.domain.errors import LedgerError
 from ledger.history import StorePast, stream
 from ledger.settings import Settings
 from ledger.table import table_id

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from ledger import accounts
-from ledger import records as r
 from ledger.application import LedgerApp
-from ledger.commands import (
+from ledger.domain import accounts
+from ledger.domain import records as r
+from ledger.domain.commands import (
     BuyIn,
     CashOut,
     CorrectMovement,
@@ -24,7 +24,7 @@ from ledger.commands import (
     UnseatPlayer,
     VoidHand,
 )
-from ledger.errors import LedgerError
+from ledger.domain.errors import LedgerError
 from ledger.history import stream
 from ledger.settings import Settings
 from ledger.table import table_id

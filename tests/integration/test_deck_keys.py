@@ -13,7 +13,8 @@ import pytest
 from pydantic import SecretStr
 
 from ledger.application import LedgerApp
-from ledger.commands import (
+from ledger.decks import deck_key, deck_key_file
+from ledger.domain.commands import (
     BuyIn,
     CashOut,
     DealCards,
@@ -23,8 +24,7 @@ from ledger.commands import (
     StartHand,
     VoidHand,
 )
-from ledger.decks import deck_key, deck_key_file
-from ledger.errors import LedgerError
+from ledger.domain.errors import LedgerError
 from ledger.settings import Settings
 from projections.audit import verify
 from projections.audit.handreplay import hand_replay

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from ledger.api import create_app
 from ledger.application import LedgerApp
-from ledger.commands import BuyIn, OpenTable, SeatPlayer
+from ledger.domain.commands import BuyIn, OpenTable, SeatPlayer
 from ledger.settings import Settings
 from tests.support.http import bearer, make_tokens
 

@@ -11,12 +11,12 @@ import random
 
 import pytest
 
-from ledger import accounts
-from ledger import records as r
 from ledger.application import LedgerApp
-from ledger.commands import BuyIn, SeatPlayer
+from ledger.domain import accounts
+from ledger.domain import records as r
+from ledger.domain.commands import BuyIn, SeatPlayer
+from ledger.domain.records import HandSettled
 from ledger.history import stream
-from ledger.records import HandSettled
 from ledger.settings import Settings
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.profiles import PROFILES

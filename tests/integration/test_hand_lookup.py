@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from ledger.application import LedgerApp
-from ledger.errors import NotFound
+from ledger.domain.errors import NotFound
 from ledger.history import hand_events, stream
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
@@ -93,8 +93,8 @@ def test_a_hands_corrections_are_found_through_the_corrections_index(
     events alone (the replay reads none of the table's other rows after the hand); a store
     made without that index gets it when next opened. The index's topics are those of the
     correction events."""
+    from ledger.domain.records import HandCorrected, SeatCorrected
     from ledger.persistence import CORRECTION_TOPICS, CORRECTIONS_WHERE
-    from ledger.records import HandCorrected, SeatCorrected
     from ledger.table import EVENT_FOR, topic_of
     from projections.db import Store
 
@@ -168,10 +168,10 @@ def test_a_stale_corrections_index_is_reported_by_the_audit(sqlite_settings: Set
     audit, which reads every row, holds the index to the corrections it read."""
     import sqlite3
 
-    from ledger.cards import parse_card
-    from ledger.commands import CorrectHand
+    from ledger.domain.cards import parse_card
+    from ledger.domain.commands import CorrectHand
+    from ledger.domain.records import CardFix
     from ledger.persistence import sqlite_path
-    from ledger.records import CardFix
     from projections.audit import verify
     from projections.correction_queries import correction_events
     from projections.db import Store
@@ -254,7 +254,7 @@ def test_an_undecodable_row_near_a_hand_is_named_not_taken_for_an_unknown_hand(
     a class version there is none of), the chain recomputed after it and the command log
     rewritten as an insider would: where the hand's lookup, its replay or its audit reads it,
     it is named (the table, the version, what is wrong), never taken for an unknown hand."""
-    from ledger.errors import UndecodableEvent
+    from ledger.domain.errors import UndecodableEvent
     from projections.audit import verify
     from projections.audit.handreplay import hand_replay
 
@@ -296,10 +296,10 @@ def test_an_undecodable_correction_of_a_hand_is_named(store_settings: Settings,
                                                       how: str) -> None:
     """A correction of the hand (read after it, through the corrections index) that cannot be
     decoded is named by the replay and by the hand's audit, as a row of the hand is."""
-    from ledger.cards import parse_card
-    from ledger.commands import CorrectHand
-    from ledger.errors import UndecodableEvent
-    from ledger.records import CardFix
+    from ledger.domain.cards import parse_card
+    from ledger.domain.commands import CorrectHand
+    from ledger.domain.errors import UndecodableEvent
+    from ledger.domain.records import CardFix
     from projections.audit.handreplay import hand_replay
     from projections.correction_queries import correction_events
     from tests.support.driver import stud_hand

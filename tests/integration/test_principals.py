@@ -12,9 +12,10 @@ from fastapi.testclient import TestClient
 
 from ledger.api import create_app
 from ledger.application import LedgerApp
-from ledger.commands import ChangeConfig, Fill, OpenTable, VoidHand
-from ledger.errors import LedgerError
-from ledger.principals import Actor, require_approver
+from ledger.domain.actors import Actor
+from ledger.domain.commands import ChangeConfig, Fill, OpenTable, VoidHand
+from ledger.domain.errors import LedgerError
+from ledger.principals import require_approver
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
 from ledger.table import table_id
@@ -161,7 +162,7 @@ def test_principals_over_http(api: tuple[TestClient, Tokens]) -> None:
 
 
 def test_a_void_approval_names_a_principal(app: LedgerApp) -> None:
-    from ledger.commands import StartHand
+    from ledger.domain.commands import StartHand
 
     simulate(app, "caribbean-stud", "CSP-2", 0, seed=4)
     app.execute(StartHand(command_id="h", table="CSP-2"))

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ledger.application import LedgerApp
-from ledger.errors import LedgerError
+from ledger.domain.errors import LedgerError
 from ledger.history import stream
 from ledger.settings import Settings
 from ledger.sim.runner import simulate

@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 
 from ledger.api import create_app
 from ledger.application import LedgerApp
-from ledger.commands import OpenTable, SeatPlayer
-from ledger.errors import LedgerError
+from ledger.domain.commands import OpenTable, SeatPlayer
+from ledger.domain.errors import LedgerError
 from ledger.fleet import Fleet, open_ledger
 from ledger.settings import Settings
 from ledger.table import table_id

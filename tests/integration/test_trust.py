@@ -15,8 +15,8 @@ import pytest
 from structlog.testing import capture_logs
 
 from ledger.application import LedgerApp
-from ledger.commands import CashOut, StartHand
-from ledger.errors import LedgerError
+from ledger.domain.commands import CashOut, StartHand
+from ledger.domain.errors import LedgerError
 from ledger.logs import configure
 from ledger.settings import Settings
 from ledger.sim.runner import simulate

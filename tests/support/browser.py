@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from ledger.application import LedgerApp
-from ledger.commands import DealCards, StartHand
+from ledger.domain.commands import DealCards, StartHand
 from ledger.sim.base import CommandIds
 from ledger.sim.profiles import profile_for
 from ledger.sim.runner import AppExecutor, RunStats, simulate

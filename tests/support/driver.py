@@ -5,10 +5,19 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ledger import accounts
 from ledger.application import CommandResult, LedgerApp
-from ledger.cards import parse_cards
-from ledger.commands import Act, BuyIn, Command, DealCards, OpenTable, SeatPlayer, Settle, StartHand
+from ledger.domain import accounts
+from ledger.domain.cards import parse_cards
+from ledger.domain.commands import (
+    Act,
+    BuyIn,
+    Command,
+    DealCards,
+    OpenTable,
+    SeatPlayer,
+    Settle,
+    StartHand,
+)
 
 _ids = itertools.count(1)
 

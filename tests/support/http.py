@@ -18,10 +18,10 @@ import httpx
 import uvicorn
 from fastapi import FastAPI
 
-from ledger import accounts
 from ledger.api.commands import ENDPOINTS
-from ledger.commands import BuyIn, Command, OpenTable, SeatPlayer
-from ledger.errors import LedgerError
+from ledger.domain import accounts
+from ledger.domain.commands import BuyIn, Command, OpenTable, SeatPlayer
+from ledger.domain.errors import LedgerError
 from ledger.games.base import Step, TableView
 from ledger.games.registry import get_game
 from ledger.sim.base import CommandIds, play_hand

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ledger.application import LedgerApp
-from ledger.commands import BuyIn, OpenTable, SeatPlayer
+from ledger.domain.commands import BuyIn, OpenTable, SeatPlayer
 
 
 def balance_past_the_range(app: LedgerApp) -> int:

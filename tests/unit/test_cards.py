@@ -2,7 +2,7 @@
 
 import pytest
 
-from ledger.cards import (
+from ledger.domain.cards import (
     FULL_DECK,
     deck_commitment,
     format_cards,
@@ -12,7 +12,7 @@ from ledger.cards import (
     validate_deck,
     verify_commitment,
 )
-from ledger.errors import InvalidInput
+from ledger.domain.errors import InvalidInput
 
 
 def test_com_1_parse_and_format_round_trip() -> None:

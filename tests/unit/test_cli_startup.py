@@ -118,8 +118,8 @@ def test_a_sqlite_store_never_imports_postgresql(tmp_path: Path) -> None:
 #: PostgreSQL driver, the seals' and sealed decks' cryptography, structlog (no line is logged),
 #: rich (nothing is printed on standard error), the numeric reports, the whole-store audit's
 #: seal check and process pool, the rules of the games the table does not play, and the ISO 4217
-#: package (``ledger.money`` holds its table of minor units), and pydantic-settings and what it
-#: imports (asyncio, dotenv: without a ``.env`` file ``ledger.settings`` reads the environment).
+#: package (``ledger.domain.money`` holds its table of minor units), and pydantic-settings and what
+#: it imports (asyncio, dotenv: without a ``.env`` file ``ledger.settings`` reads the environment).
 NOT_FOR_ONE_HAND = ("fastapi", "starlette", "uvicorn", "psycopg", "cryptography", "structlog",
                     "rich", "numpy", "multiprocessing", "ledger.api", "ledger.pgstore",
                     "projections.audit.sealcheck", "projections.audit.parallel",
@@ -129,7 +129,7 @@ NOT_FOR_ONE_HAND = ("fastapi", "starlette", "uvicorn", "psycopg", "cryptography"
 #: the games and the read side.
 NOT_FOR_HELP = ("fastapi", "psycopg", "cryptography", "structlog", "numpy", "pydantic",
                 "pydantic_core", "pydantic_settings", "eventsourcing", "ledger.settings",
-                "ledger.table", "ledger.records", "ledger.games", "projections")
+                "ledger.table", "ledger.domain.records", "ledger.games", "projections")
 
 # Runs `ledger ARGS...` and, at exit, writes the modules imported by then to the file named
 # first, whether any of the high hand's rank table was worked out, and whether it was built

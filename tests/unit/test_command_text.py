@@ -6,7 +6,7 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from ledger.commands import CorrectMovement, VoidHand
+from ledger.domain.commands import CorrectMovement, VoidHand
 
 
 def message(model: type[pydantic.BaseModel], **fields: object) -> str:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ledger.cards import FULL_DECK, shuffled_deck
 from ledger.decks import SealedDeckKeeper, deck_key
-from ledger.errors import LedgerError
+from ledger.domain.cards import FULL_DECK, shuffled_deck
+from ledger.domain.errors import LedgerError
 from ledger.persistence import sqlite_path, store_env
 from ledger.settings import Settings
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pickle
 
-from ledger.errors import LedgerError, StateConflict
+from ledger.domain.errors import LedgerError, StateConflict
 from ledger.persistence import StoreError
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from ledger.errors import InvalidInput
-from ledger.money import bps, format_amount, odds_win, parse_amount, split_chips
+from ledger.domain.errors import InvalidInput
+from ledger.domain.money import bps, format_amount, odds_win, parse_amount, split_chips
 
 
 def test_com_2_amounts_parse_to_minor_units_and_format_back() -> None:
@@ -43,8 +43,8 @@ def test_split_chips_keeps_every_minor_unit() -> None:
 
 
 def test_com_2_iso_4217_minor_units_and_unknown_codes() -> None:
-    from ledger.errors import LedgerError
-    from ledger.money import currencies, minor_units, to_decimal
+    from ledger.domain.errors import LedgerError
+    from ledger.domain.money import currencies, minor_units, to_decimal
 
     assert (minor_units("EUR"), minor_units("JPY"), minor_units("KWD")) == (2, 0, 3)
     assert "USD" in currencies() and "XAU" not in currencies()  # a metal has no minor unit
@@ -56,10 +56,10 @@ def test_com_2_iso_4217_minor_units_and_unknown_codes() -> None:
 
 
 def test_com_2_the_minor_units_are_iso_4217s() -> None:
-    """The table written out in ``ledger.money`` is the ``iso4217`` package's."""
+    """The table written out in ``ledger.domain.money`` is the ``iso4217`` package's."""
     from iso4217 import Currency
 
-    from ledger.money import _exponents
+    from ledger.domain.money import _exponents
 
     assert _exponents() == {c.code: c.exponent for c in Currency if c.exponent is not None}
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.errors import LedgerError
+from ledger.domain.errors import LedgerError
 from ledger.settings import Settings
 from ledger.shards import Pattern, parse_shards
 

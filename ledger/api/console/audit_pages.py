@@ -26,7 +26,7 @@ from ledger.api.console.gateway import Api
 from ledger.api.console.session import Reader, check_csrf
 from ledger.api.console.web import may, page, render
 from ledger.api.errors import ApiError
-from ledger.errors import InvalidInput, StateConflict
+from ledger.domain.errors import InvalidInput, StateConflict
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 KEEP = 20

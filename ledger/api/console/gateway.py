@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 from fastapi import Request
 from starlette.types import ASGIApp, Message
 
-from ledger.errors import LedgerError
+from ledger.domain.errors import LedgerError
 
 USER_AGENT = b"ledger-console"
 

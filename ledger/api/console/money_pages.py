@@ -15,7 +15,7 @@ from ledger.api.console.chart import hold_chart
 from ledger.api.console.gateway import Api, Refused
 from ledger.api.console.session import Reader
 from ledger.api.console.web import page, render
-from ledger.errors import InvalidInput
+from ledger.domain.errors import InvalidInput
 from projections.reports.periods import parse_month, period
 
 router = APIRouter(prefix="/console", include_in_schema=False)

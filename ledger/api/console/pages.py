@@ -23,7 +23,7 @@ from ledger.api.console.session import (
 )
 from ledger.api.console.web import page, refusal, render
 from ledger.api.errors import ApiError, error_response
-from ledger.errors import InvalidInput, LedgerError
+from ledger.domain.errors import InvalidInput, LedgerError
 from projections.exports.workbook import currency_decimals
 
 router = APIRouter(prefix="/console", include_in_schema=False)

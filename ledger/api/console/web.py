@@ -19,7 +19,7 @@ from ledger.api.console import draw
 from ledger.api.console.gateway import Api, Refused
 from ledger.api.console.session import Reader, end_session, reader
 from ledger.api.errors import ApiError, error_response, status_for
-from ledger.errors import LedgerError
+from ledger.domain.errors import LedgerError
 
 env = Environment(loader=PackageLoader("ledger.api.console", "templates"),
                   autoescape=select_autoescape(default=True, default_for_string=True),

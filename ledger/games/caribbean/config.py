@@ -7,14 +7,14 @@ from typing import Final, Literal
 
 from pydantic import Field, field_validator
 
-from ledger.bounds import Amount, AmountOrZero, BasisPoints, Odds
+from ledger.domain.bounds import Amount, AmountOrZero, BasisPoints, Odds
+from ledger.domain.records import Record
 from ledger.evaluation import caribbean as csp
 from ledger.evaluation import high
 from ledger.games.base import (
     ConfigBase,
     Limits,
 )
-from ledger.records import Record
 
 GAME: Final = "caribbean-stud"
 CATEGORY_LABELS = tuple(c.label for c in high.Category)

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
-from ledger import accounts
-from ledger.commands import Act, HandCommand, PlaceWager, Reveal, Settle
-from ledger.errors import RuleViolation, StateConflict
-from ledger.frozen import replaced
+from ledger.domain import accounts
+from ledger.domain.commands import Act, HandCommand, PlaceWager, Reveal, Settle
+from ledger.domain.errors import RuleViolation, StateConflict
+from ledger.domain.frozen import replaced
+from ledger.domain.records import (
+    HAND_ENDINGS,
+    CardsDealt,
+    CardsRevealed,
+    HandCancelled,
+    HandRecord,
+    HandStarted,
+    PlayerActed,
+    SeatEntry,
+    Transfer,
+    WagerPlaced,
+)
 from ledger.games.base import (
     DealPlan,
     DealSlot,
@@ -21,18 +33,6 @@ from ledger.games.base import (
 from ledger.games.caribbean.config import GAME, CaribbeanConfig
 from ledger.games.caribbean.hand import CaribbeanHand, CaribbeanSeat
 from ledger.games.caribbean.settlement import settle
-from ledger.records import (
-    HAND_ENDINGS,
-    CardsDealt,
-    CardsRevealed,
-    HandCancelled,
-    HandRecord,
-    HandStarted,
-    PlayerActed,
-    SeatEntry,
-    Transfer,
-    WagerPlaced,
-)
 
 
 class CaribbeanStud(Game[CaribbeanConfig, CaribbeanHand]):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ledger.cards import Card
-from ledger.errors import RuleViolation
+from ledger.domain.cards import Card
+from ledger.domain.errors import RuleViolation
+from ledger.domain.records import Record
 from ledger.games.base import HandBase
 from ledger.games.caribbean.config import GAME
-from ledger.records import Record
 
 
 class CaribbeanSeat(Record):

@@ -3,19 +3,19 @@ against the dealer, the COM-7 cap, then the CSP-6/7 jackpot."""
 
 from __future__ import annotations
 
-from ledger import accounts
-from ledger.evaluation import caribbean as csp
-from ledger.evaluation import high
-from ledger.games.caribbean.config import CaribbeanConfig
-from ledger.games.caribbean.hand import CaribbeanHand
-from ledger.games.payout import PayoutCap
-from ledger.money import bps, odds_win
-from ledger.records import (
+from ledger.domain import accounts
+from ledger.domain.money import bps, odds_win
+from ledger.domain.records import (
     HandSettled,
     JackpotLine,
     Outcome,
     Transfer,
 )
+from ledger.evaluation import caribbean as csp
+from ledger.evaluation import high
+from ledger.games.caribbean.config import CaribbeanConfig
+from ledger.games.caribbean.hand import CaribbeanHand
+from ledger.games.payout import PayoutCap
 
 
 def settle(config: CaribbeanConfig, hand: CaribbeanHand, meter: int) -> HandSettled:

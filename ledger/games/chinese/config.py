@@ -30,11 +30,11 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ledger.bounds import Amount, AmountOrZero
-from ledger.errors import RuleViolation
-from ledger.frozen import replaced
+from ledger.domain.bounds import Amount, AmountOrZero
+from ledger.domain.errors import RuleViolation
+from ledger.domain.frozen import replaced
+from ledger.domain.records import ChipsBoughtIn, Record
 from ledger.games.base import ConfigBase, Limits
-from ledger.records import ChipsBoughtIn, Record
 
 GAME: Final = "chinese-poker"
 BUY_IN_POINTS = 20

@@ -34,12 +34,21 @@ Decisions where the rule book is silent (the rest are in the modules they govern
 
 from __future__ import annotations
 
-from ledger import accounts
-from ledger.cards import ensure_distinct, format_cards
-from ledger.commands import Act, HandCommand, PlaceWager, Reveal, Settle
-from ledger.errors import InvalidInput, RuleViolation, StateConflict
+from ledger.domain import accounts
+from ledger.domain.cards import ensure_distinct, format_cards
+from ledger.domain.commands import Act, HandCommand, PlaceWager, Reveal, Settle
+from ledger.domain.errors import InvalidInput, RuleViolation, StateConflict
+from ledger.domain.frozen import replaced
+from ledger.domain.records import (
+    CardsRevealed,
+    HandRecord,
+    HandStarted,
+    PlayerActed,
+    Record,
+    SeatEntry,
+    Transfer,
+)
 from ledger.evaluation.chinese import AutomaticWin, automatic_wins
-from ledger.frozen import replaced
 from ledger.games.base import DealPlan, DealSlot, Game, Option, Step, TableView, wrong_phase
 from ledger.games.chinese import config as cfg
 from ledger.games.chinese.config import ChineseConfig, ChineseMemo
@@ -53,15 +62,6 @@ from ledger.games.chinese.hand import (
     next_button,
 )
 from ledger.games.chinese.settlement import settle
-from ledger.records import (
-    CardsRevealed,
-    HandRecord,
-    HandStarted,
-    PlayerActed,
-    Record,
-    SeatEntry,
-    Transfer,
-)
 
 HAND_SIZE = 13
 

@@ -11,13 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from ledger import accounts
-from ledger.cards import Card
-from ledger.errors import RuleViolation
-from ledger.frozen import replaced
-from ledger.games.base import HandBase
-from ledger.games.chinese.config import GAME
-from ledger.records import (
+from ledger.domain import accounts
+from ledger.domain.cards import Card
+from ledger.domain.errors import RuleViolation
+from ledger.domain.frozen import replaced
+from ledger.domain.records import (
     HAND_ENDINGS,
     CardsDealt,
     CardsRevealed,
@@ -27,6 +25,8 @@ from ledger.records import (
     Record,
     Transfer,
 )
+from ledger.games.base import HandBase
+from ledger.games.chinese.config import GAME
 
 SEATS = range(1, 5)
 """CHP-1: a Chinese Poker table has four seats, all dealt every hand."""

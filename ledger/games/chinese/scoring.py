@@ -30,7 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ledger.errors import RuleViolation
+from ledger.domain.errors import RuleViolation
+from ledger.domain.records import PointsLine
 from ledger.evaluation import high
 from ledger.evaluation.chinese import (
     AutomaticWin,
@@ -41,7 +42,6 @@ from ledger.evaluation.chinese import (
 )
 from ledger.games.chinese.config import Scoring
 from ledger.games.chinese.hand import ChineseSeat
-from ledger.records import PointsLine
 
 SEGMENT_NAMES = ("front", "middle", "back")
 SEGMENT_SIZES = (3, 5, 5)

@@ -21,11 +21,11 @@ plays); the settlement shows it as rake lines.
 
 from __future__ import annotations
 
-from ledger import accounts
+from ledger.domain import accounts
+from ledger.domain.records import HandSettled, Outcome, PointsLine, RakeLine, Transfer
 from ledger.games.chinese.config import ChineseConfig
 from ledger.games.chinese.hand import STAKE, ChineseHand
 from ledger.games.chinese.scoring import PairScore, score_table
-from ledger.records import HandSettled, Outcome, PointsLine, RakeLine, Transfer
 
 
 def settle(config: ChineseConfig, hand: ChineseHand) -> HandSettled:

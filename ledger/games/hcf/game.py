@@ -15,11 +15,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger import accounts
-from ledger.commands import Act, HandCommand, PlaceWager, Reveal, Settle
-from ledger.errors import InvalidInput, RuleViolation, StateConflict
+from ledger.domain import accounts
+from ledger.domain.commands import Act, HandCommand, PlaceWager, Reveal, Settle
+from ledger.domain.errors import InvalidInput, RuleViolation, StateConflict
+from ledger.domain.frozen import replaced
+from ledger.domain.money import format_amount
+from ledger.domain.records import (
+    HAND_ENDINGS,
+    CardsDealt,
+    CardsRevealed,
+    HandCancelled,
+    HandRecord,
+    HandStarted,
+    PlayerActed,
+    Record,
+    RoleOffered,
+    SeatEntry,
+    Transfer,
+    WagerPlaced,
+)
 from ledger.evaluation import hcf as ev
-from ledger.frozen import replaced
 from ledger.games.base import (
     DealPlan,
     DealSlot,
@@ -47,21 +62,6 @@ from ledger.games.hcf.model import (
     clockwise_after,
 )
 from ledger.games.hcf.settlement import settle
-from ledger.money import format_amount
-from ledger.records import (
-    HAND_ENDINGS,
-    CardsDealt,
-    CardsRevealed,
-    HandCancelled,
-    HandRecord,
-    HandStarted,
-    PlayerActed,
-    Record,
-    RoleOffered,
-    SeatEntry,
-    Transfer,
-    WagerPlaced,
-)
 
 
 def eligible_dp(config: HcfConfig, table: TableView, seat: int, others: tuple[int, ...]) -> bool:

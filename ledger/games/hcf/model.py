@@ -12,12 +12,12 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ledger.bounds import Amount, AmountOrZero, Odds
-from ledger.cards import Card
-from ledger.errors import RuleViolation
+from ledger.domain.bounds import Amount, AmountOrZero, Odds
+from ledger.domain.cards import Card
+from ledger.domain.errors import RuleViolation
+from ledger.domain.records import Record
 from ledger.evaluation import hcf as ev
 from ledger.games.base import ConfigBase, HandBase, Limits
-from ledger.records import Record
 
 GAME: Final = "high-card-flush"
 DP_ROLE = "designated_player"

@@ -24,8 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-from ledger import accounts
-from ledger.cards import format_card, format_cards, make_card
+from ledger.domain import accounts
+from ledger.domain.cards import format_card, format_cards, make_card
+from ledger.domain.money import format_amount, odds_win
+from ledger.domain.records import Coverage, CoverageLine, HandSettled, Outcome, RakeLine, Transfer
 from ledger.evaluation import hcf as ev
 from ledger.games.hcf.model import (
     ANTE,
@@ -40,8 +42,6 @@ from ledger.games.hcf.model import (
     counter_clockwise_before,
 )
 from ledger.games.payout import PayoutCap
-from ledger.money import format_amount, odds_win
-from ledger.records import Coverage, CoverageLine, HandSettled, Outcome, RakeLine, Transfer
 
 Result = Literal["win", "lose", "push"]
 

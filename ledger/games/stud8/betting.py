@@ -30,9 +30,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from ledger.errors import RuleViolation
+from ledger.domain.errors import RuleViolation
+from ledger.domain.frozen import Kept
 from ledger.evaluation import high
-from ledger.frozen import Kept
 from ledger.games.stud8.model import StudConfig, StudHand, StudSeat
 
 AGGRESSIVE = ("bet", "complete", "raise")

@@ -13,11 +13,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from ledger import accounts
-from ledger.cards import DECK_SIZE
-from ledger.commands import Act, HandCommand, Settle
-from ledger.errors import RuleViolation, StateConflict
-from ledger.frozen import replaced
+from ledger.domain import accounts
+from ledger.domain.cards import DECK_SIZE
+from ledger.domain.commands import Act, HandCommand, Settle
+from ledger.domain.errors import RuleViolation, StateConflict
+from ledger.domain.frozen import replaced
+from ledger.domain.records import (
+    HAND_ENDINGS,
+    CardsDealt,
+    CardsRevealed,
+    HandRecord,
+    HandStarted,
+    PlayerActed,
+    SeatEntry,
+    WagerPlaced,
+)
 from ledger.games.base import (
     DealPlan,
     DealSlot,
@@ -39,16 +49,6 @@ from ledger.games.stud8.model import (
     StudSeat,
 )
 from ledger.games.stud8.showdown import must_show, next_to_show, settle
-from ledger.records import (
-    HAND_ENDINGS,
-    CardsDealt,
-    CardsRevealed,
-    HandRecord,
-    HandStarted,
-    PlayerActed,
-    SeatEntry,
-    WagerPlaced,
-)
 
 STREETS = {name: number for number, name in STREET_NAMES.items()}
 BETTING_ACTIONS = ("fold", "check", "call", "bring_in", "complete", "bet", "raise")

@@ -13,12 +13,12 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ledger.bounds import Amount, AmountOrZero, BasisPoints, Count
-from ledger.cards import Card
-from ledger.errors import RuleViolation
-from ledger.frozen import Kept
+from ledger.domain.bounds import Amount, AmountOrZero, BasisPoints, Count
+from ledger.domain.cards import Card
+from ledger.domain.errors import RuleViolation
+from ledger.domain.frozen import Kept
+from ledger.domain.records import Record
 from ledger.games.base import ConfigBase, HandBase, Limits
-from ledger.records import Record
 
 GAME: Literal["stud-hilo"] = "stud-hilo"
 STREET_NAMES = {3: "third_street", 4: "fourth_street", 5: "fifth_street",

@@ -49,10 +49,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ledger import accounts
-from ledger.cards import format_card
-from ledger.games.stud8.model import StudConfig
-from ledger.records import (
+from ledger.domain import accounts
+from ledger.domain.cards import format_card
+from ledger.domain.records import (
     CardsDealt,
     HandRecord,
     HandSettled,
@@ -62,6 +61,7 @@ from ledger.records import (
     Transfer,
     WagerPlaced,
 )
+from ledger.games.stud8.model import StudConfig
 
 VARIANT = "F7S/8"
 SEAT_COUNT = 8

@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ledger import accounts
-from ledger.money import bps, split_chips
-from ledger.records import Transfer
+from ledger.domain import accounts
+from ledger.domain.money import bps, split_chips
+from ledger.domain.records import Transfer
 
 
 @dataclass(frozen=True)

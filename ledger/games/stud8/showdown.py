@@ -13,12 +13,12 @@ returns, and the audit calls it again on the replayed hand and compares.
 
 from __future__ import annotations
 
-from ledger import accounts
+from ledger.domain import accounts
+from ledger.domain.records import HandSettled, Outcome, PotLine, RakeLine, Transfer
 from ledger.evaluation import high, low
 from ledger.games.stud8 import pots as potmath
 from ledger.games.stud8.betting import best_showing_at_start, clockwise, round_state
 from ledger.games.stud8.model import STREET_RULES, StudConfig, StudHand, StudSeat
-from ledger.records import HandSettled, Outcome, PotLine, RakeLine, Transfer
 
 
 def showdown_order(hand: StudHand, config: StudConfig) -> list[int]:

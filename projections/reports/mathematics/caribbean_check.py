@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ledger.cards import parse_cards
+from ledger.domain.cards import parse_cards
 from ledger.evaluation import caribbean as csp
 from ledger.evaluation import high
 from projections.reports.mathematics.caribbean import strengths

@@ -10,7 +10,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pydantic import SecretStr
 
 from ledger.application import LedgerApp
-from ledger.errors import LedgerError, NotFound
+from ledger.domain.errors import LedgerError, NotFound
 from ledger.settings import Settings
 from ledger.sim.profiles import PROFILES
 from ledger.sim.runner import simulate
@@ -125,8 +125,8 @@ def test_sealing_needs_a_key(store_settings: Settings) -> None:
 
 
 def _recorded_hand(app: LedgerApp, code: str, n: int, cards: dict[str, str]) -> None:
-    from ledger.cards import parse_cards
-    from ledger.commands import Act, DealCards, PlaceWager, Reveal, Settle, StartHand
+    from ledger.domain.cards import parse_cards
+    from ledger.domain.commands import Act, DealCards, PlaceWager, Reveal, Settle, StartHand
 
     app.execute(StartHand(command_id=f"{code}-{n}-s", table=code))
     for seat in (1, 2):
@@ -144,7 +144,7 @@ def _recorded_hand(app: LedgerApp, code: str, n: int, cards: dict[str, str]) -> 
 def test_recorded_cards_and_a_configuration_change_are_audited(app: LedgerApp) -> None:
     """Cards reported by a device are checked again (COM-1, COM-8), and each hand is settled
     again with the configuration in force when it was played (COM-4, COM-7)."""
-    from ledger.commands import BuyIn, ChangeConfig, OpenTable, SeatPlayer
+    from ledger.domain.commands import BuyIn, ChangeConfig, OpenTable, SeatPlayer
 
     code = "REC-1"
     app.execute(OpenTable(command_id="o", table=code, game="caribbean-stud",

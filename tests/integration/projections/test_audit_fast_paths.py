@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from ledger import records as r
 from ledger.application import LedgerApp
+from ledger.domain import records as r
 from ledger.sim.runner import simulate
 from ledger.table import table_id
 from projections.audit import AuditReport, chain, parallel, verify
@@ -192,7 +192,7 @@ def _log_check(rows: dict[int, str], result: str) -> list[tuple[str, Any, Any]]:
     copies = dict(chain._copies(result))
     check = chain.ChainCheck(table_id(CSP), report, copies)
     for version, text in rows.items():
-        check.feed(version, "ledger.records:WagerPlaced", text.encode())
+        check.feed(version, "ledger.domain.records:WagerPlaced", text.encode())
     check.finish()
     return found
 

@@ -9,7 +9,7 @@ from typing import Any
 from eventsourcing.persistence import StoredEvent
 
 from ledger.application import LedgerApp
-from ledger.commands import BuyIn, OpenTable, SeatPlayer
+from ledger.domain.commands import BuyIn, OpenTable, SeatPlayer
 from ledger.persistence import state_bytes
 from ledger.table import table_id
 from projections import decode

@@ -13,7 +13,7 @@ import pytest
 from pokerkit import HandHistory
 
 from ledger.application import LedgerApp
-from ledger.errors import LedgerError
+from ledger.domain.errors import LedgerError
 from projections.exports.accounting import export_accounting
 from projections.exports.hands import export_hands
 from projections.exports.poker import starting_stacks

@@ -13,7 +13,7 @@ import pytest
 
 from ledger.application import LedgerApp
 from ledger.cli.projections import follow
-from ledger.errors import StateConflict
+from ledger.domain.errors import StateConflict
 from projections import rebuild as parallel
 from projections.db import Store
 from projections.registry import VIEW_TYPES
@@ -81,7 +81,7 @@ def test_a_one_shot_update_during_a_rebuild_is_refused_at_once(
 def test_a_follower_waits_for_a_rebuild_and_follows_again_once_it_ends(
     app: LedgerApp, played: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ledger.commands import BuyIn, OpenTable, SeatPlayer
+    from ledger.domain.commands import BuyIn, OpenTable, SeatPlayer
 
     Runner(app).rebuild()
     monkeypatch.setattr(parallel, "MIN_EVENTS", 0)
@@ -128,7 +128,7 @@ def test_a_follower_overtaken_by_a_rebuild_within_a_batch_waits_too(
     the batch is not written (``projection_outdated`` inside), and the follower waits."""
     runner = Runner(app, batch_size=97)
     runner.rebuild()
-    from ledger.commands import OpenTable
+    from ledger.domain.commands import OpenTable
 
     app.execute(OpenTable(command_id="o", table="T9", game="caribbean-stud"))
     checked = runner._check_fingerprints

@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from ledger.application import LedgerApp
-from ledger.errors import StateConflict
+from ledger.domain.errors import StateConflict
 from projections import rebuild as parallel
 from projections.registry import VIEW_TYPES
 from projections.runner import Runner

@@ -16,7 +16,7 @@ from typing import Any
 from pokerkit import HandHistory
 
 from ledger.application import LedgerApp
-from ledger.commands import OpenTable
+from ledger.domain.commands import OpenTable
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
 from projections.exports.hands import export_hands

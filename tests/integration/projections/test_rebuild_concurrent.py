@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ledger.application import LedgerApp
-from ledger.errors import StateConflict
+from ledger.domain.errors import StateConflict
 from projections import rebuild as parallel
 from projections.registry import VIEW_TYPES
 from projections.runner import Runner
@@ -77,7 +77,7 @@ def test_a_catch_up_that_a_rebuild_overtakes_stops_as_outdated(
 def test_events_written_during_a_rebuild_read_straight_through_are_in_its_views_once(
     app: LedgerApp, played: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ledger.commands import BuyIn, OpenTable, SeatPlayer
+    from ledger.domain.commands import BuyIn, OpenTable, SeatPlayer
 
     monkeypatch.setattr(parallel, "MIN_EVENTS", 0)
     calls = 0
@@ -106,7 +106,7 @@ def test_a_rebuild_read_straight_through_leaves_out_what_batch_by_batch_leaves_o
 ) -> None:
     """Numbers past 64 bits and hostile names (quotes, escapes, unicode) in the events: the rows
     and the events left out are those of a rebuild batch by batch."""
-    from ledger.commands import BuyIn, OpenTable, SeatPlayer
+    from ledger.domain.commands import BuyIn, OpenTable, SeatPlayer
 
     app.execute(OpenTable(command_id="o", table="T8", game="caribbean-stud"))
     for seat, player in ((1, 'p"\\\u00e9\u2028'), (2, "p\U0001f600/<")):

@@ -16,8 +16,8 @@ import openpyxl
 import pytest
 
 from ledger.application import LedgerApp
-from ledger.cards import parse_cards
-from ledger.commands import (
+from ledger.domain.cards import parse_cards
+from ledger.domain.commands import (
     Act,
     BuyIn,
     ChangeConfig,
@@ -29,7 +29,7 @@ from ledger.commands import (
     Settle,
     StartHand,
 )
-from ledger.errors import InvalidInput
+from ledger.domain.errors import InvalidInput
 from ledger.evaluation import caribbean as csp
 from projections.exports.workbook import export_workbook
 from projections.queries import ReadModel

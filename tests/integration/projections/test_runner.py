@@ -7,7 +7,7 @@ from datetime import time
 import pytest
 
 from ledger.application import LedgerApp
-from ledger.errors import LedgerError, NotFound
+from ledger.domain.errors import LedgerError, NotFound
 from projections import decode
 from projections.base import Item, View
 from projections.registry import VIEW_TYPES

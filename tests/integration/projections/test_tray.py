@@ -11,8 +11,8 @@ import openpyxl
 import pytest
 
 from ledger.application import LedgerApp
-from ledger.commands import CountInventory, Credit, Fill, StartHand
-from ledger.errors import LedgerError
+from ledger.domain.commands import CountInventory, Credit, Fill, StartHand
+from ledger.domain.errors import LedgerError
 from ledger.sim.runner import simulate
 from ledger.sim.tray import count, fill, register_signers, tray_now
 from projections.audit import verify

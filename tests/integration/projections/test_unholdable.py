@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from ledger.api import create_app
 from ledger.application import LedgerApp
-from ledger.commands import BuyIn, CorrectMovement, OpenTable, SeatPlayer
+from ledger.domain.commands import BuyIn, CorrectMovement, OpenTable, SeatPlayer
 from ledger.principals import PrincipalStore
 from ledger.settings import Settings
 from ledger.table import table_id

@@ -6,12 +6,12 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
-from ledger import accounts
-from ledger import records as r
 from ledger.application import LedgerApp
-from ledger.cards import card_list
-from ledger.commands import DealCards, PlaceWager, StartHand, VoidHand
-from ledger.errors import NotFound
+from ledger.domain import accounts
+from ledger.domain import records as r
+from ledger.domain.cards import card_list
+from ledger.domain.commands import DealCards, PlaceWager, StartHand, VoidHand
+from ledger.domain.errors import NotFound
 from ledger.games.registry import get_game
 from ledger.sim.profiles import PROFILES
 from projections.queries import ReadModel
@@ -156,8 +156,8 @@ def test_coverage_view_shows_each_designated_player_hand(shared: Shared) -> None
 def test_each_seat_s_result_of_every_hand_sums_with_the_table_lines_to_zero(
     shared: Shared,
 ) -> None:
-    """The hands view's per-seat results (``ledger.results``) balance with the house, DP, rake
-    and jackpot lines, and each seat's net is its stack's change over the hand."""
+    """The hands view's per-seat results (``ledger.domain.results``) balance with the house, DP,
+    rake and jackpot lines, and each seat's net is its stack's change over the hand."""
     app, _ = shared
     read = ReadModel(app)
     (day,) = read.gaming_days()
@@ -240,8 +240,8 @@ def test_accounting_view_per_table_and_gaming_day(shared: Shared) -> None:
 def test_chp_10_an_approved_void_after_a_set_is_shown_and_audits_clean(
     app: LedgerApp, played: dict[str, str]
 ) -> None:
-    from ledger.commands import Act
-    from ledger.errors import RuleViolation
+    from ledger.domain.commands import Act
+    from ledger.domain.errors import RuleViolation
     from projections.audit import verify
 
     code = played["chinese-poker"]

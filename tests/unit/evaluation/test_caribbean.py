@@ -6,7 +6,7 @@ from itertools import combinations
 
 import pytest
 
-from ledger.cards import parse_cards
+from ledger.domain.cards import parse_cards
 from ledger.evaluation.caribbean import (
     DEFAULT_PLAY_PAYTABLE,
     JACKPOT_LINES,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
-from ledger.cards import ensure_distinct, parse_cards
+from ledger.domain.cards import ensure_distinct, parse_cards
 from ledger.evaluation.chinese import (
     AutomaticWin,
     automatic_wins,

@@ -7,7 +7,7 @@ from itertools import groupby
 import pytest
 from hypothesis import given
 
-from ledger.cards import parse_cards
+from ledger.domain.cards import parse_cards
 from ledger.evaluation.hcf import (
     DEFAULT_FLUSH_BONUS_PAYTABLE,
     DEFAULT_STRAIGHT_FLUSH_BONUS_PAYTABLE,

@@ -11,7 +11,7 @@ from itertools import combinations, permutations
 import pytest
 from hypothesis import given
 
-from ledger.cards import parse_cards
+from ledger.domain.cards import parse_cards
 from ledger.evaluation.high import (
     Category,
     best_five,

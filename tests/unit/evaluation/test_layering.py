@@ -8,7 +8,7 @@ from pathlib import Path
 import ledger.evaluation
 
 PACKAGE = Path(ledger.evaluation.__file__).parent
-ALLOWED_LEDGER = {"ledger.cards", "ledger.errors"}
+ALLOWED_LEDGER = {"ledger.domain.cards", "ledger.domain.errors"}
 FORBIDDEN = {"logging", "structlog", "os", "sys", "io", "pathlib", "socket", "sqlite3", "random"}
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from ledger.cards import parse_cards
+from ledger.domain.cards import parse_cards
 from ledger.evaluation.low import evaluate_low8, low_labels, low_ranks
 from tests.unit.evaluation import reference
 from tests.unit.evaluation.strategies import hands

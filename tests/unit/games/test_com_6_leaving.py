@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from ledger import accounts
-from ledger.commands import (
+from ledger.domain import accounts
+from ledger.domain.commands import (
     Act,
     DealCards,
     PlaceWager,
@@ -20,8 +20,8 @@ from ledger.commands import (
     StartHand,
     UnseatPlayer,
 )
-from ledger.errors import LedgerError
-from ledger.records import (
+from ledger.domain.errors import LedgerError
+from ledger.domain.records import (
     CardsDealt,
     HandCancelled,
     HandSettled,

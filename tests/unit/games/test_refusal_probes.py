@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from ledger.cards import FULL_DECK, format_card
-from ledger.commands import (
+from ledger.domain.cards import FULL_DECK, format_card
+from ledger.domain.commands import (
     Act,
     Command,
     DealCards,
@@ -31,7 +31,7 @@ from ledger.commands import (
     UnseatPlayer,
     VoidHand,
 )
-from ledger.errors import LedgerError
+from ledger.domain.errors import LedgerError
 from ledger.evaluation.chinese import AutomaticWin
 from ledger.tablestate import TableState
 from tests.support.pure import PureTable, cid

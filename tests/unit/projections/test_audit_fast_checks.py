@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from ledger import records as r
-from ledger.bounds import MAX_AMOUNT
-from ledger.commands import Act, DealCards, PlaceWager
+from ledger.domain import records as r
+from ledger.domain.bounds import MAX_AMOUNT
+from ledger.domain.commands import Act, DealCards, PlaceWager
 from projections.audit.checks import Conservation
 from projections.audit.commands import command_for
 from projections.audit.compare import compare_one, same_values
@@ -42,7 +42,7 @@ def test_a_command_is_validated_once_for_each_set_of_inputs() -> None:
 
 
 def test_a_command_out_of_bounds_is_refused_every_time() -> None:
-    """What ``out_of_bounds`` rests on (ledger.bounds): a failure is never kept, so the same
+    """What ``out_of_bounds`` rests on (ledger.domain.bounds): a failure is never kept, so the same
     unbounded inputs are refused each time, before and after a valid command was kept."""
     wager = r.WagerPlaced.model_construct(hand_no=1, seat=1, kind="ante",
                                           amount=MAX_AMOUNT + 1, transfers=(), rule=None)

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, time
 
 import pytest
 
-from ledger.errors import InvalidInput
+from ledger.domain.errors import InvalidInput
 from projections.context import day_bounds, gaming_day, parse_day
 from projections.queries import hold_pct
 

@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from ledger.cards import parse_cards
+from ledger.domain.cards import parse_cards
 from ledger.evaluation import hcf as ev
 from ledger.games.caribbean.config import CaribbeanConfig
 from projections.reports.mathematics import caribbean as csp_math

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from ledger import accounts
-from ledger.cards import parse_cards, verify_commitment
-from ledger.commands import Act, PlaceWager, Reveal, Settle, StartHand
-from ledger.errors import LedgerError
-from ledger.records import (
+from ledger.domain import accounts
+from ledger.domain.cards import parse_cards, verify_commitment
+from ledger.domain.commands import Act, PlaceWager, Reveal, Settle, StartHand
+from ledger.domain.errors import LedgerError
+from ledger.domain.records import (
     CardsDealt,
     HandSettled,
     HandStarted,
@@ -67,7 +67,7 @@ def test_csp_1_five_cards_each_and_dealer_four_down_one_up() -> None:
     t.do(StartHand)
     wagers(t, 1)
     wagers(t, 2)
-    dealt = t.do(__import__("ledger.commands", fromlist=["DealCards"]).DealCards)[0]
+    dealt = t.do(__import__("ledger.domain.commands", fromlist=["DealCards"]).DealCards)[0]
     assert isinstance(dealt, CardsDealt)
     by_target = {d.target: d for d in dealt.dealt}
     assert len(by_target[1].down) == 5 and not by_target[1].up
@@ -267,7 +267,7 @@ def test_com_8_rng_commitment_is_revealed_and_verifies() -> None:
     started = t.do(StartHand)[0]
     assert isinstance(started, HandStarted) and started.deck_commitment
     wagers(t, 1)
-    t.do(__import__("ledger.commands", fromlist=["DealCards"]).DealCards)
+    t.do(__import__("ledger.domain.commands", fromlist=["DealCards"]).DealCards)
     t.do(Act, seat=1, action="fold")
     t.do(Reveal)
     settled = t.do(Settle)[0]
@@ -317,7 +317,7 @@ def test_com_5_void_returns_every_wager_even_a_folded_ante() -> None:
     t.deal(**{"1": "As Ks Qs Js 9h", "2": "2c 3c 4c 5c 9d", "dealer": DEALER_AK})
     t.do(Act, seat=1, action="fold")
     t.do(Act, seat=2, action="play")
-    from ledger.commands import VoidHand
+    from ledger.domain.commands import VoidHand
 
     t.do(VoidHand, reason="card-count discrepancy")
     assert t.stack(1) == 100_000 and t.stack(2) == 100_000
@@ -327,7 +327,7 @@ def test_com_5_void_returns_every_wager_even_a_folded_ante() -> None:
 
 
 def test_com_6_leaving_without_acting_is_a_fold() -> None:
-    from ledger.commands import UnseatPlayer
+    from ledger.domain.commands import UnseatPlayer
 
     t = table(players=2)
     t.do(StartHand)
@@ -341,7 +341,7 @@ def test_com_6_leaving_without_acting_is_a_fold() -> None:
 
 
 def test_com_3_no_buy_in_or_cash_out_for_a_seat_in_the_hand() -> None:
-    from ledger.commands import BuyIn, CashOut
+    from ledger.domain.commands import BuyIn, CashOut
 
     t = table()
     t.do(StartHand)
@@ -352,7 +352,7 @@ def test_com_3_no_buy_in_or_cash_out_for_a_seat_in_the_hand() -> None:
 
 
 def test_com_4_config_changes_only_between_hands() -> None:
-    from ledger.commands import ChangeConfig
+    from ledger.domain.commands import ChangeConfig
 
     t = table()
     t.do(StartHand)
@@ -370,7 +370,7 @@ def test_com_2_cards_in_records_are_text_in_json() -> None:
 
 
 def test_com_3_a_player_who_moves_seats_during_the_hand_still_cannot_buy_in() -> None:
-    from ledger.commands import BuyIn, SeatPlayer, UnseatPlayer
+    from ledger.domain.commands import BuyIn, SeatPlayer, UnseatPlayer
 
     t = table(players=2)
     t.do(StartHand)

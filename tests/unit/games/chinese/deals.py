@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from ledger.cards import FULL_DECK, make_card
+from ledger.domain.cards import FULL_DECK, make_card
 
 KINDS = ("dragon", "six_pairs", "three_flushes", "three_straights")
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ledger.cards import FULL_DECK, parse_cards
-from ledger.commands import (
+from ledger.dealing import OpenDeckKeeper
+from ledger.domain.cards import FULL_DECK, parse_cards
+from ledger.domain.commands import (
     Act,
     BuyIn,
     CashOut,
@@ -18,10 +19,9 @@ from ledger.commands import (
     Settle,
     StartHand,
 )
-from ledger.dealing import OpenDeckKeeper
+from ledger.domain.records import Record
 from ledger.games.base import Step, TableView
 from ledger.games.chinese import ChineseConfig, ChineseHand, ChineseSeat
-from ledger.records import Record
 from ledger.tablestate import TableState
 
 CODE = "CHP1"

@@ -8,9 +8,9 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger.cards import FULL_DECK
+from ledger.domain.cards import FULL_DECK
+from ledger.domain.records import ChipsBoughtIn, HandSettled, HandStarted, PlayerActed, PlayerSeated
 from ledger.evaluation.chinese import AutomaticWin, automatic_wins, is_fouled
-from ledger.records import ChipsBoughtIn, HandSettled, HandStarted, PlayerActed, PlayerSeated
 from ledger.sim import chinese_arrange as arrange
 from tests.unit.games.chinese.deals import planted_hand
 from tests.unit.games.chinese.test_properties import check_records, play

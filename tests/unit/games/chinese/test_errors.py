@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from ledger.commands import Act, OpenTable, PlaceWager, UnseatPlayer
-from ledger.errors import InvalidInput, LedgerError, RuleViolation, StateConflict
+from ledger.domain.commands import Act, OpenTable, PlaceWager, UnseatPlayer
+from ledger.domain.errors import InvalidInput, LedgerError, RuleViolation, StateConflict
+from ledger.domain.records import HandSettled
 from ledger.games.chinese import ChinesePoker
 from ledger.games.registry import get_game
-from ledger.records import HandSettled
 from ledger.tablestate import TableState
 from tests.unit.games.chinese import hands as h
 from tests.unit.games.chinese.support import CODE, Table, full_deal, hand_of

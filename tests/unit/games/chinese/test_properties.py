@@ -14,17 +14,17 @@ from collections.abc import Iterator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger import accounts
-from ledger.commands import BuyIn
-from ledger.games.chinese import ChineseConfig, ChineseHand, settle
-from ledger.games.chinese.hand import STAKE
-from ledger.records import (
+from ledger.domain import accounts
+from ledger.domain.commands import BuyIn
+from ledger.domain.records import (
     CardsDealt,
     ChipsBoughtIn,
     ChipsCashedOut,
     HandSettled,
     Record,
 )
+from ledger.games.chinese import ChineseConfig, ChineseHand, settle
+from ledger.games.chinese.hand import STAKE
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.chinese import ChineseBot, top_up
 from tests.unit.games.chinese.deals import KINDS, deck_with

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.errors import RuleViolation
+from ledger.domain.errors import RuleViolation
 from ledger.games.chinese import ChineseSeat
 from ledger.games.chinese.config import Scoring
 from ledger.games.chinese.scoring import PairScore, judge, score_table

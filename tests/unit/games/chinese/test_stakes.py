@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.commands import SeatPlayer, UnseatPlayer, VoidHand
-from ledger.errors import LedgerError
+from ledger.domain.commands import SeatPlayer, UnseatPlayer, VoidHand
+from ledger.domain.errors import LedgerError
+from ledger.domain.records import HandSettled, Outcome
 from ledger.games.chinese import ChineseConfig, ChineseHand, settle
-from ledger.records import HandSettled, Outcome
 from tests.unit.games.chinese import hands as h
 from tests.unit.games.chinese.support import CODE, Table, full_deal, hand_of, seat_of
 

@@ -6,11 +6,10 @@ from collections.abc import Callable
 
 import pytest
 
-from ledger.cards import FULL_DECK
-from ledger.commands import UnseatPlayer, VoidHand
-from ledger.errors import InvalidInput, LedgerError, RuleViolation
-from ledger.games.chinese import settle
-from ledger.records import (
+from ledger.domain.cards import FULL_DECK
+from ledger.domain.commands import UnseatPlayer, VoidHand
+from ledger.domain.errors import InvalidInput, LedgerError, RuleViolation
+from ledger.domain.records import (
     CardsDealt,
     CardsRevealed,
     HandSettled,
@@ -18,6 +17,7 @@ from ledger.records import (
     HandVoided,
     PlayerActed,
 )
+from ledger.games.chinese import settle
 from tests.unit.games.chinese import hands as h
 from tests.unit.games.chinese.support import CODE, Table, arranged_deck, full_deal, hand_of
 

@@ -6,9 +6,10 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ledger import accounts
-from ledger.cards import parse_cards
-from ledger.commands import (
+from ledger.dealing import OpenDeckKeeper
+from ledger.domain import accounts
+from ledger.domain.cards import parse_cards
+from ledger.domain.commands import (
     Act,
     BuyIn,
     Command,
@@ -21,10 +22,9 @@ from ledger.commands import (
     StartHand,
     UnseatPlayer,
 )
-from ledger.dealing import OpenDeckKeeper
+from ledger.domain.records import HandSettled, Record
 from ledger.games.base import Step, TableView
 from ledger.games.hcf import HcfConfig, HcfHand
-from ledger.records import HandSettled, Record
 from ledger.tablestate import TableState
 
 TABLE = "HCF1"

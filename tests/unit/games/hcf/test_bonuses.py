@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ledger import accounts
+from ledger.domain import accounts
 
 from .helpers import net_of, outcome
 from .test_showdown import showdown

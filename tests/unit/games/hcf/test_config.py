@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from ledger.commands import ChangeConfig, OpenTable
-from ledger.errors import LedgerError
+from ledger.domain.commands import ChangeConfig, OpenTable
+from ledger.domain.errors import LedgerError
+from ledger.domain.records import ConfigChanged
 from ledger.evaluation import hcf as ev
 from ledger.games.hcf import HcfConfig
 from ledger.games.registry import get_game
-from ledger.records import ConfigChanged
 from ledger.tablestate import TableState
 
 from .helpers import TABLE, Table

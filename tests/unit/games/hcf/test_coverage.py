@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger import accounts
+from ledger.domain import accounts
+from ledger.domain.records import CoverageLine, HandSettled
 from ledger.games.hcf import settle
-from ledger.records import CoverageLine, HandSettled
 
 from .helpers import Table, outcome
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ledger import accounts
-from ledger.errors import LedgerError
-from ledger.records import CardsDealt, CardsRevealed, PlayerActed
+from ledger.domain import accounts
+from ledger.domain.errors import LedgerError
+from ledger.domain.records import CardsDealt, CardsRevealed, PlayerActed
 
 from .helpers import Table, arranged_deck
 

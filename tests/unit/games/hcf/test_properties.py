@@ -17,12 +17,12 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from ledger import accounts
-from ledger.commands import BuyIn, Command, SeatPlayer, Settle, UnseatPlayer
-from ledger.errors import StateConflict
+from ledger.domain import accounts
+from ledger.domain.commands import BuyIn, Command, SeatPlayer, Settle, UnseatPlayer
+from ledger.domain.errors import StateConflict
+from ledger.domain.records import HAND_ENDINGS, ChipsBoughtIn, HandSettled, PlayerActed, Record
 from ledger.games.base import Step, TableView
 from ledger.games.hcf import HcfConfig, HcfHand, settle
-from ledger.records import HAND_ENDINGS, ChipsBoughtIn, HandSettled, PlayerActed, Record
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.hcf import HcfBot, top_up
 from ledger.tablestate import TableState

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ledger import accounts
-from ledger.commands import VoidHand
-from ledger.records import HandSettled, HandVoided
+from ledger.domain import accounts
+from ledger.domain.commands import VoidHand
+from ledger.domain.records import HandSettled, HandVoided
 
 from .helpers import TABLE, Table, outcome
 from .test_coverage import DP, HANDS

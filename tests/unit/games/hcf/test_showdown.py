@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger import accounts
-from ledger.records import HandSettled
+from ledger.domain import accounts
+from ledger.domain.records import HandSettled
 
 from .helpers import Table, net_of, outcome
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from ledger import accounts
-from ledger.commands import SeatPlayer
-from ledger.errors import LedgerError
-from ledger.records import HandCancelled, WagerPlaced
+from ledger.domain import accounts
+from ledger.domain.commands import SeatPlayer
+from ledger.domain.errors import LedgerError
+from ledger.domain.records import HandCancelled, WagerPlaced
 
 from .helpers import TABLE, Table
 

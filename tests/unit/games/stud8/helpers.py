@@ -6,13 +6,22 @@ import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ledger import accounts
-from ledger.cards import parse_cards
-from ledger.commands import Act, BuyIn, Command, DealCards, OpenTable, SeatPlayer, Settle, StartHand
 from ledger.dealing import OpenDeckKeeper
+from ledger.domain import accounts
+from ledger.domain.cards import parse_cards
+from ledger.domain.commands import (
+    Act,
+    BuyIn,
+    Command,
+    DealCards,
+    OpenTable,
+    SeatPlayer,
+    Settle,
+    StartHand,
+)
+from ledger.domain.records import Record
 from ledger.games.base import Step, TableView
 from ledger.games.stud8.model import StudConfig
-from ledger.records import Record
 from ledger.tablestate import TableState
 
 TABLE = "STUD1"
@@ -120,7 +129,7 @@ def step(ex: Executor) -> Step:
 
 
 def settled(ex: Executor) -> Any:
-    from ledger.records import HandSettled
+    from ledger.domain.records import HandSettled
 
     return next(r for r in reversed(ex.records) if isinstance(r, HandSettled))
 

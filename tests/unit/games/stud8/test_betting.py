@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.errors import LedgerError
-from ledger.records import PlayerActed, WagerPlaced
+from ledger.domain.errors import LedgerError
+from ledger.domain.records import PlayerActed, WagerPlaced
 
 from .helpers import Executor, act, deal, recorded_table, snapshot, stack, step
 
@@ -243,7 +243,7 @@ def test_stud8_9_all_in_for_less_does_not_reopen_the_betting() -> None:
 
 
 def test_stud8_2_place_wager_is_not_a_stud_command() -> None:
-    from ledger.commands import PlaceWager
+    from ledger.domain.commands import PlaceWager
 
     from .helpers import TABLE, cid
 

@@ -12,14 +12,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger.commands import Command
-from ledger.errors import LedgerError
-from ledger.frozen import replaced
+from ledger.domain.commands import Command
+from ledger.domain.errors import LedgerError
+from ledger.domain.frozen import replaced
+from ledger.domain.records import CardsDealt, HandSettled, HandStarted, Record
 from ledger.games.base import TableView
 from ledger.games.stud8 import betting
 from ledger.games.stud8.game import behind, stage
 from ledger.games.stud8.model import StudConfig, StudHand, StudSeat
-from ledger.records import CardsDealt, HandSettled, HandStarted, Record
 from ledger.sim.base import CommandIds, Walkouts, play_hand
 from ledger.sim.stud8 import StudBot, starting_stack
 from ledger.tablestate import TableState

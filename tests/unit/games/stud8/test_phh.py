@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from pokerkit import HandHistory
 
-from ledger.errors import LedgerError
+from ledger.domain.errors import LedgerError
+from ledger.domain.records import HandSettled, HandStarted, Record
 from ledger.games.stud8.model import StudConfig
 from ledger.games.stud8.phh import hand_to_phh
-from ledger.records import HandSettled, HandStarted, Record
 from ledger.sim.base import CommandIds, Walkouts, play_hand
 from ledger.sim.stud8 import StudBot, starting_stack
 

@@ -11,12 +11,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger import accounts
-from ledger.commands import Command, Settle
-from ledger.errors import LedgerError
-from ledger.games.stud8 import settle as settle_hand
-from ledger.games.stud8.model import StudConfig
-from ledger.records import (
+from ledger.domain import accounts
+from ledger.domain.commands import Command, Settle
+from ledger.domain.errors import LedgerError
+from ledger.domain.records import (
     CardsDealt,
     ChipsBoughtIn,
     ChipsCashedOut,
@@ -25,6 +23,8 @@ from ledger.records import (
     PlayerActed,
     Record,
 )
+from ledger.games.stud8 import settle as settle_hand
+from ledger.games.stud8.model import StudConfig
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.stud8 import StudBot, starting_stack
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from ledger.commands import BuyIn
-from ledger.errors import LedgerError
+from ledger.domain.commands import BuyIn
+from ledger.domain.errors import LedgerError
 from ledger.games.stud8 import pots
 from ledger.games.stud8.model import StudConfig
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from ledger import accounts
-from ledger.commands import UnseatPlayer, VoidHand
-from ledger.errors import LedgerError
+from ledger.domain import accounts
+from ledger.domain.commands import UnseatPlayer, VoidHand
+from ledger.domain.errors import LedgerError
+from ledger.domain.records import CardsDealt, CardsRevealed, HandSettled, HandVoided, PlayerActed
 from ledger.evaluation import high, low
 from ledger.games.stud8 import settle as settle_hand
-from ledger.records import CardsDealt, CardsRevealed, HandSettled, HandVoided, PlayerActed
 
 from .helpers import (
     TABLE,

@@ -11,7 +11,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from functools import cache
 
-from ledger.errors import InvalidInput
+from ledger.domain.errors import InvalidInput
 
 MINOR_PER_UNIT = 100
 """Minor units per unit of a two-decimal currency (EUR, USD, ...): the default."""

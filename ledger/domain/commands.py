@@ -3,7 +3,7 @@
 A command is a frozen value with a client-made ``command_id`` (idempotency: the same id twice
 appends nothing the second time and returns the first answer) and the human ``table`` code.
 The application validates a command against the rules and turns it into events; a command that
-is refused raises a coded :class:`~ledger.errors.LedgerError` and appends nothing.
+is refused raises a coded :class:`~ledger.domain.errors.LedgerError` and appends nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from ledger.bounds import (
+from ledger.domain.bounds import (
     MAX_AMOUNT,
     MAX_COUNT,
     MAX_REASON,
@@ -34,8 +34,8 @@ from ledger.bounds import (
     check_text,
     nested_text_problem,
 )
-from ledger.cards import Card
-from ledger.records import CardFix
+from ledger.domain.cards import Card
+from ledger.domain.records import CardFix
 
 TableCode = str
 TABLE_CODE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
@@ -57,7 +57,7 @@ class Command(BaseModel):
     def _printable(cls, value: Any) -> Any:
         """No text anywhere in a command, however deep in a configuration or a card list, may
         hold a lone surrogate, a control character (NUL included: PostgreSQL refuses it) or a
-        bidirectional override (``ledger.bounds``); the error names the field."""
+        bidirectional override (``ledger.domain.bounds``); the error names the field."""
         problem = nested_text_problem(value)
         if problem is not None:
             raise ValueError(f"text must be printable: {problem}")
@@ -340,7 +340,7 @@ def command_from(name: str, data: dict[str, Any]) -> Command:
     """
     from pydantic import ValidationError
 
-    from ledger.errors import InvalidInput, validation_problems
+    from ledger.domain.errors import InvalidInput, validation_problems
 
     cls = COMMANDS_BY_NAME.get(name)
     if cls is None:

@@ -6,7 +6,7 @@ and fields (plus the envelope: table id, version, timestamp, previous hash, comm
 appends it. Records never depend on the event store, so the rules, the aggregate and the audit
 all read the same values.
 
-Every chip movement is a :class:`Transfer` between two named accounts (``ledger.accounts``);
+Every chip movement is a :class:`Transfer` between two named accounts (``ledger.domain.accounts``);
 the rule id behind a movement travels with it.
 """
 
@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, PositiveInt
 
-from ledger.cards import Card
+from ledger.domain.cards import Card
 
 CardSource = Literal["rng", "recorded", "seeded"]
 """COM-8: the service shuffles (``rng``), a device reports the cards (``recorded``), or, for

@@ -1,7 +1,7 @@
 """Double entry: account names and balanced transfers.
 
-Every chip movement is a :class:`~ledger.records.Transfer` from one named account to another, so
-the transfers of an event always sum to zero and every balance is the sum of its transfers.
+Every chip movement is a :class:`~ledger.domain.records.Transfer` from one named account to another,
+so the transfers of an event always sum to zero and every balance is the sum of its transfers.
 Account names are local to a table (the projections qualify them with the table code):
 
 ``cage``               the cash desk: buy-ins come from it, cash-outs go back to it
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ledger.records import Transfer
+from ledger.domain.records import Transfer
 
 CAGE = "cage"
 HOUSE = "house"

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ledger.errors import LedgerError, NotFound
+from ledger.domain.errors import LedgerError, NotFound
 
-BOOK = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
+BOOK = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 RULE_ID = re.compile(r"^(COM|HCF|CSP|CHP|STUD8|COR)-(\d+)$")
 _ITEM = re.compile(r"^- ((?:COM|HCF|CSP|CHP|STUD8|COR)-\d+) (.*)$")
 

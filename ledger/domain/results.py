@@ -31,8 +31,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ledger import accounts
-from ledger import records as r
+from ledger.domain import accounts
+from ledger.domain import records as r
 
 
 class SeatResult(BaseModel):

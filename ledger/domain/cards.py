@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Any
 
-from ledger.errors import InvalidInput
+from ledger.domain.errors import InvalidInput
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
