@@ -27,8 +27,7 @@ from eventsourcing.utils import strtobool
 
 from ledger import availability
 from ledger.approvals import check_approvals
-from ledger.dealing import DeckKeeper
-from ledger.decks import SealedDeckKeeper, deck_key
+from ledger.deckkeys import deck_key
 from ledger.domain.actors import Actor
 from ledger.domain.commands import CORRECTION_COMMANDS, Command, OpenTable
 from ledger.domain.errors import ConcurrencyError, LedgerError, NotFound, StateConflict
@@ -43,8 +42,10 @@ from ledger.persistence import (
 from ledger.principals import PrincipalStore
 from ledger.settings import Settings, get_settings
 from ledger.sidetables import holds_sealed_decks
-from ledger.table import Table, TableEvent, TableSnapshot, table_id
-from ledger.tablestate import TableState
+from ledger.table.dealing import DeckKeeper
+from ledger.table.decks import SealedDeckKeeper
+from ledger.table.events import Table, TableEvent, TableSnapshot, table_id
+from ledger.table.state import TableState
 from ledger.trust import ChainGuard, TrustedRepository, sign_snapshot, snapshot_key
 
 log = get_logger("ledger.command")
@@ -291,8 +292,8 @@ class LedgerApp(Application[UUID]):
 
     def _correction(self, table: Table, command: Any, now: datetime) -> list[Any]:
         """COR-1..5: decided from the table's stored past (the state keeps no history)."""
-        from ledger import corrections
         from ledger.history import StorePast
+        from ledger.table import corrections
 
         past = StorePast(self, table.id, table.version, snapshots=True)
         return corrections.decide(table.state, command, past, now)

@@ -6,7 +6,7 @@ the ledger knows (:func:`ledger.principals.require_approver`).
   or an admin;
 - the ``approvers`` of a correction (COR-4): supervisors or admins;
 - the two ``signers`` of a count, fill or credit of the tray (INV-1..3): floor staff, a
-  supervisor or an admin (:func:`ledger.signers.require_signers`).
+  supervisor or an admin (:func:`ledger.table.signers.require_signers`).
 
 The application runs this after the rules accepted the command and before anything is recorded:
 the rules' own refusals (a configuration change mid-hand, the same signer twice, a player
@@ -15,7 +15,9 @@ signing) come first, then the register is asked.
 
 from __future__ import annotations
 
-from ledger.domain.actors import APPROVERS
+from typing import Any
+
+from ledger.domain.actors import APPROVERS, SIGNERS
 from ledger.domain.commands import (
     CORRECTION_COMMANDS,
     ChangeConfig,
@@ -26,7 +28,6 @@ from ledger.domain.commands import (
     VoidHand,
 )
 from ledger.principals import PrincipalStore, require_approver
-from ledger.signers import require_signers
 
 TRAY_RULES = {CountInventory: "INV-1", Fill: "INV-2", Credit: "INV-3"}
 
@@ -43,3 +44,10 @@ def check_approvals(store: PrincipalStore, command: Command) -> None:
     elif isinstance(command, CORRECTION_COMMANDS):
         for approver in command.approvers:
             require_approver(store, approver, rule="COR-4", roles=APPROVERS)
+
+
+def require_signers(store: Any, signers: tuple[str, str], *, rule: str) -> None:
+    """Both signers are active principals whose role may sign for the tray (``unknown_approver``,
+    ``approver_revoked``, ``approver_not_allowed``)."""
+    for signer in signers:
+        require_approver(store, signer, rule=rule, roles=SIGNERS)

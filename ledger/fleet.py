@@ -24,14 +24,14 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from ledger.application import CommandResult, LedgerApp
-from ledger.dealing import DeckKeeper
 from ledger.domain.actors import Actor
 from ledger.domain.commands import Command, OpenTable
 from ledger.domain.errors import LedgerError, NotFound, StateConflict
 from ledger.principals import PrincipalStore
 from ledger.settings import Settings, get_settings
 from ledger.shards import Shard, ShardMap, parse_shards
-from ledger.table import Table, table_id
+from ledger.table.dealing import DeckKeeper
+from ledger.table.events import Table, table_id
 
 
 class Fleet:

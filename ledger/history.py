@@ -9,8 +9,16 @@ from ledger.application import LedgerApp
 from ledger.domain.errors import LedgerError, NotFound, UndecodableEvent
 from ledger.domain.records import HAND_ENDINGS, HandStarted
 from ledger.fleet import Ledger, app_of
-from ledger.table import EVENT_FOR, ChainBroken, Table, TableEvent, TableOpened, table_id, topic_of
-from ledger.tablestate import TableState
+from ledger.table.events import (
+    EVENT_FOR,
+    ChainBroken,
+    Table,
+    TableEvent,
+    TableOpened,
+    table_id,
+    topic_of,
+)
+from ledger.table.state import TableState
 
 _PAGE = 256
 _PROBE = 8
@@ -156,7 +164,7 @@ def _first_hand_no(app: LedgerApp, tid: Any, version: int, table: str) -> int | 
 
 class StorePast:
     """A table's past as stored, up to version ``upto`` (what corrections are decided from,
-    :class:`ledger.corrections.Past`).
+    :class:`ledger.table.corrections.Past`).
 
     ``snapshots``: the state before a version may start from a stored snapshot (the
     application); the audit trusts no snapshot: it starts from the nearest of its own

@@ -150,7 +150,7 @@ def _resolve(topic: str) -> Any:
 @cache
 def _topic(cls: Any) -> str:
     """The topic stored for ``cls``: the name it declares for the store (the table's events,
-    ``ledger.table.topic_of``), else ``module:qualname``."""
+    ``ledger.table.events.topic_of``), else ``module:qualname``."""
     stored: str | None = getattr(cls, "stored_topic", None)
     return stored or f"{cls.__module__}:{cls.__qualname__}"
 

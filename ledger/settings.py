@@ -51,7 +51,7 @@ class SettingsFields(BaseModel):
     deck_key_file: Path | None = None
     """File of the deck key when no ``deck_key`` is given; default ``deck.key`` beside a SQLite
     store (never the working directory); a PostgreSQL store needs one of the two named
-    (``ledger.decks.deck_key``). Created on first use only while the store holds no sealed
+    (``ledger.deckkeys.deck_key``). Created on first use only while the store holds no sealed
     deck."""
     seal_key: SecretStr | None = None
     """HMAC key of the first seal format: only to check seals made before Ed25519 seals."""

@@ -65,12 +65,12 @@ class SideTable:
 
 
 SEALED_MARK = b'"aesgcm1:'
-"""How a sealed deck begins in an event's stored JSON (``ledger.decks``)."""
+"""How a sealed deck begins in an event's stored JSON (``ledger.table.decks``)."""
 
 
 def holds_sealed_decks(recorder: Any) -> bool:
     """Whether any stored event holds a deck sealed with a deck key (one scan of the events,
-    made only when the deck key file is missing: ``ledger.decks.deck_key``)."""
+    made only when the deck key file is missing: ``ledger.deckkeys.deck_key``)."""
     events = SideTable(recorder, recorder.events_table_name)
     test = (f"instr(state, {events.p}) > 0" if events.sqlite
             else f"position({events.p}::bytea in state) > 0")

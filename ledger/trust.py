@@ -32,7 +32,7 @@ Loading a table (a cold load: not in the aggregate cache) goes through
    either check, or that predates these checks, is set aside with a logged warning
    (``snapshot_rejected``) and the table is replayed from its first event.
 3. **Every event read after the snapshot** must carry the digest of the one before it (the
-   aggregate checks this as it applies each event, :meth:`ledger.table.TableEvent.mutate`).
+   aggregate checks this as it applies each event, :meth:`ledger.table.events.TableEvent.mutate`).
 
 What this cannot see: an edit of the very last event (nothing after it carries its digest) and
 a tail cut off with its command-log rows; the command-log copy and the sealed daily heads are
@@ -54,9 +54,16 @@ from eventsourcing.application import AggregateNotFoundError, Repository
 
 from ledger.logs import get_logger
 from ledger.persistence import loaded_classes, state_bytes
-from ledger.table import ChainBroken, Table, TableEvent, TableOpened, TableSnapshot, chain_digest
-from ledger.table import topic_of as _topic_of
-from ledger.tablestate import GENESIS_HASH
+from ledger.table.events import (
+    ChainBroken,
+    Table,
+    TableEvent,
+    TableOpened,
+    TableSnapshot,
+    chain_digest,
+)
+from ledger.table.events import topic_of as _topic_of
+from ledger.table.state import GENESIS_HASH
 
 log = get_logger("ledger.trust")
 OPENED_TOPIC = _topic_of(TableOpened)

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from ledger.domain.accounts import net_flows
 from ledger.domain.records import Transfer
-from ledger.table import TableEvent
+from ledger.table.events import TableEvent
 from projections.context import TableInfo
 from projections.db import Tx
 

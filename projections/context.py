@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 from ledger.domain.errors import InvalidInput
 from ledger.games.registry import find_game
-from ledger.table import TableEvent, TableOpened
+from ledger.table.events import TableEvent, TableOpened
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 

@@ -64,7 +64,7 @@ def correction_events(app: Any, code: str, hand_no: int, *, after: int = 0) -> l
     from ledger.domain.records import HandCorrected, SeatCorrected
     from ledger.fleet import app_of
     from ledger.history import decoded
-    from ledger.table import table_id
+    from ledger.table.events import table_id
 
     app = app_of(app, code)
     tid = table_id(code)

@@ -32,7 +32,7 @@ from ledger.domain.errors import LedgerError, NotFound, StateConflict
 from ledger.domain.records import CORRECTIONS
 from ledger.logs import get_logger
 from ledger.persistence import StoreError, permission_denied
-from ledger.table import TableEvent, TableOpened
+from ledger.table.events import TableEvent, TableOpened
 from projections import decode, unholdable
 from projections.base import Item, View, ancestry
 from projections.context import TableDirectory, TableInfo

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from ledger.api.visibility import CARD_PATTERN
 from ledger.domain.actors import Actor
 from ledger.games.registry import GAMES
-from ledger.table import EVENT_TYPES
+from ledger.table.events import EVENT_TYPES
 
 _CONFIGS = tuple(game.config_type for game in GAMES.values())
 _HANDS = tuple(game.hand_type for game in GAMES.values())

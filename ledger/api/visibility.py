@@ -26,7 +26,7 @@ from ledger.domain.cards import format_card
 from ledger.domain.errors import LedgerError
 from ledger.domain.records import CardsDealt, CardsRevealed, HandStarted
 from ledger.games.base import Step
-from ledger.table import EVENT_TYPES, Table
+from ledger.table.events import EVENT_TYPES, Table
 
 CARD_PATTERN = "^[2-9TJQKA][cdhs]$"
 _PAGE = 64

@@ -164,7 +164,7 @@ def hand(
     from ledger.domain.results import hand_results
     from ledger.fleet import app_of, table_guard
     from ledger.readstore import primary_of
-    from ledger.table import table_id
+    from ledger.table.events import table_id
     from projections.audit.handreplay import hand_replay
 
     with ledger_app(database_url, reading=True) as ledger, table_guard(ledger, table):
@@ -191,8 +191,8 @@ def render_replay(replay: Any, width: int, *, results: Any = None,
     then the recorded lines and the recomputed lines side by side; each seat's result, and
     with ``rule_texts`` the text of every rule cited."""
     from ledger.cli.replay import stamp
-    from ledger.describe import results_lines
     from ledger.domain.rulebook import cited
+    from ledger.table.describe import results_lines
 
     width = max(width, 100)
     half = (width - 7) // 2

@@ -125,10 +125,10 @@ def _fix(text: str) -> dict[str, str]:
 
 def _run(name: str, table: str, fields: dict[str, Any], approvers: list[str], reason: str,
          command_id: str | None, as_json: bool, database_url: str | None) -> None:
-    from ledger.describe import describe, transfer_line
     from ledger.domain.commands import command_from
     from ledger.domain.records import Record
-    from ledger.table import ENVELOPE, EVENT_TYPES
+    from ledger.table.describe import describe, transfer_line
+    from ledger.table.events import ENVELOPE, EVENT_TYPES
 
     data = {**fields, "command_id": command_id or f"cli-{uuid.uuid4().hex[:16]}",
             "table": table, "approvers": approvers, "reason": reason}

@@ -36,7 +36,7 @@ def vouch(ledger: Any, tid: UUID, head: Any) -> None:
     audit's: versions from 1 without a gap, the opening first on the genesis link, each row
     carrying the digest of the one before)."""
     from ledger.persistence import state_bytes
-    from ledger.table import chain_digest
+    from ledger.table.events import chain_digest
 
     if head is not None:
         ledger.repository.guard.remember(tid, head.originator_version, chain_digest(
@@ -98,7 +98,6 @@ def replay(
     names the table, the version and what is wrong, on standard error, and the exit status
     is 1."""
     from ledger.access import record_access
-    from ledger.describe import describe, results_lines, transfer_line
     from ledger.domain.actors import actor_text
     from ledger.domain.cards import verify_commitment
     from ledger.domain.errors import UndecodableEvent
@@ -108,6 +107,7 @@ def replay(
     from ledger.fleet import app_of, table_guard
     from ledger.history import hand_events, opening
     from ledger.readstore import primary_of
+    from ledger.table.describe import describe, results_lines, transfer_line
     from projections.audit.chain import breaks_text, chain_breaks
     from projections.audit.handchain import anchored, span_breaks
     from projections.audit.handreplay import rules_of
@@ -128,7 +128,7 @@ def replay(
                 ledger, table, hand_no, after=events[0].originator_version - 1 if events else 0)
         except UndecodableEvent as exc:
             if breaks is None:  # with anchors: the stretch that holds the row
-                from ledger.table import table_id
+                from ledger.table.events import table_id
 
                 version = int(exc.details["version"])
                 breaks = span_breaks(ledger, table_id(table), [(version, version)])

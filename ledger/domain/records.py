@@ -1,8 +1,8 @@
 """Records: the facts a table's stream is made of, as plain frozen values.
 
 Each record type here is one kind of event in a table's stream. Games (``ledger.games``) decide
-records; the table aggregate (``ledger.table``) wraps each record in an event of the same name
-and fields (plus the envelope: table id, version, timestamp, previous hash, command id) and
+records; the table aggregate (``ledger.table.events``) wraps each record in an event of the same
+name and fields (plus the envelope: table id, version, timestamp, previous hash, command id) and
 appends it. Records never depend on the event store, so the rules, the aggregate and the audit
 all read the same values.
 

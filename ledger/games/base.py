@@ -315,7 +315,7 @@ class Game(ABC, Generic[C, H]):
 
         This is the one mechanism every game shares; the game supplies only what its fold is
         (:meth:`fold_out`). The table does the rest, the same way for every game
-        (``ledger.tablestate``): the seat is in ``TableView.departed`` until the hand ends, so
+        (``ledger.table.state``): the seat is in ``TableView.departed`` until the hand ends, so
         it is never waited for again (a wager step no longer lists it, and a game never gives
         it the turn: it has folded), every wager or action naming it is refused
         (``seat_left``), and nobody may sit in it until the hand has ended (``seat_reserved``).

@@ -2,7 +2,7 @@
 
 A :class:`Bot` plays the seats of one game: given what the hand waits for (a
 :class:`~ledger.games.base.Step`), it picks a random but legal command. :func:`play_hand` drives
-one hand through any executor (the pure :class:`~ledger.tablestate.TableState` or the ledger
+one hand through any executor (the pure :class:`~ledger.table.state.TableState` or the ledger
 application), doing the dealer's part itself: deal, reveal, settle.
 """
 

@@ -53,12 +53,12 @@ from _common import ROOT, fresh_store, optimised, postgres_available
 from ledger_commands import RawApp, workload
 
 from ledger.application import LedgerApp
-from ledger.dealing import OpenDeckKeeper
 from ledger.domain.commands import Command, OpenTable
 from ledger.fleet import Fleet, home_of, open_ledger
 from ledger.history import stream
 from ledger.persistence import store_env
 from ledger.settings import Settings
+from ledger.table.dealing import OpenDeckKeeper
 from ledger.tokens import TokenStore
 from tests.support.http import send
 

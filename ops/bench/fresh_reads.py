@@ -27,8 +27,8 @@ from _common import fresh_store, optimised, postgres_available
 from ledger_commands import workload
 
 from ledger.application import LedgerApp
-from ledger.dealing import OpenDeckKeeper
-from ledger.table import table_id
+from ledger.table.dealing import OpenDeckKeeper
+from ledger.table.events import table_id
 
 Reader = Callable[[LedgerApp, str], int]
 

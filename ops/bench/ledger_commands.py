@@ -24,13 +24,13 @@ from _common import fresh_store, optimised, percentile, postgres_available
 from eventsourcing.application import Application
 
 from ledger.application import LedgerApp
-from ledger.dealing import OpenDeckKeeper
 from ledger.domain.commands import BuyIn, Command, OpenTable, SeatPlayer
 from ledger.persistence import PydanticMapper, store_env
 from ledger.settings import Settings
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.caribbean import CaribbeanBot
-from ledger.tablestate import TableState
+from ledger.table.dealing import OpenDeckKeeper
+from ledger.table.state import TableState
 
 
 class Recorder:

@@ -50,7 +50,7 @@ from ledger.logs import configure  # noqa: E402
 from ledger.settings import Settings  # noqa: E402
 from ledger.sim.base import CommandIds, play_hand  # noqa: E402
 from ledger.sim.profiles import profile_for  # noqa: E402
-from ledger.table import table_id  # noqa: E402
+from ledger.table.events import table_id  # noqa: E402
 from ledger.tokens import TokenStore  # noqa: E402
 from tests.support.http import PATHS, body_of, view_of  # noqa: E402
 

@@ -2,7 +2,7 @@
 
 Each stored event carries, in its JSON, the digest of the event before it (``prev_hash``; the
 first carries the genesis hash), and an event's digest covers its table, version, topic and the
-exact stored bytes (``ledger.table.chain_digest``). Walking the rows in version order:
+exact stored bytes (``ledger.table.events.chain_digest``). Walking the rows in version order:
 
 - a missing version is ``event_deleted``;
 - a row whose link does not match the digest of the row before it is classified: a link already
@@ -31,9 +31,9 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from ledger.persistence import state_bytes
-from ledger.table import TableOpened as TableOpenedEvent
-from ledger.table import chain_digest, topic_of
-from ledger.tablestate import GENESIS_HASH
+from ledger.table.events import TableOpened as TableOpenedEvent
+from ledger.table.events import chain_digest, topic_of
+from ledger.table.state import GENESIS_HASH
 from projections.db import Store, Tx
 
 try:  # a parser in C several times faster than json's; json where it is missing

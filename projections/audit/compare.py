@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ledger.domain import records as r
-from ledger.table import ENVELOPE as EVENT_ENVELOPE
+from ledger.table.events import ENVELOPE as EVENT_ENVELOPE
 
 ENVELOPE = set(EVENT_ENVELOPE)
 NOT_RECOMPUTED = {"sealed_deck", "deck", "salt"}

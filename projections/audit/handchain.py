@@ -30,7 +30,7 @@ from typing import Any
 from uuid import UUID
 
 from ledger.persistence import COMMANDS_TABLE
-from ledger.tablestate import GENESIS_HASH
+from ledger.table.state import GENESIS_HASH
 from projections.audit.chain import ChainCheck, Copy, LogCopies, _copies, chain_breaks
 from projections.db import Store
 

@@ -3,7 +3,7 @@ recompute side by side, with the rule behind every decision.
 
 The table is replayed from its first event (the audit trusts no snapshot); only the groups of
 the chosen hand are decided again. Each step is one recorded event: its plain-language lines
-(``ledger.describe``), the lines of what the rules produce for the same command, and whether
+(``ledger.table.describe``), the lines of what the rules produce for the same command, and whether
 they agree.
 """
 
@@ -17,13 +17,13 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
-from ledger.describe import describe, transfer_line
 from ledger.domain import records as r
 from ledger.domain.actors import actor_text
 from ledger.domain.cards import verify_commitment
 from ledger.domain.errors import LedgerError, NotFound, UndecodableEvent
 from ledger.fleet import app_of
 from ledger.principals import PrincipalStore
+from ledger.table.describe import describe, transfer_line
 from projections.audit.chain import CHAIN_KINDS
 from projections.audit.compare import as_data
 from projections.audit.handchain import anchored, span_breaks
@@ -207,7 +207,7 @@ def _replay_stretch(app: Any, tid: UUID, label: str, report: AuditReport,
     to the end of the command that appended ``upto``, deciding the hand's groups again."""
     from ledger.domain import accounts
     from ledger.history import StorePast
-    from ledger.tablestate import TableState
+    from ledger.table.state import TableState
     from projections.audit.approvers import ApproverCheck
     from projections.audit.replay import TableAudit
 

@@ -36,7 +36,7 @@ from typing import Any
 from ledger.domain import accounts
 from ledger.domain import records as r
 from ledger.domain.accounts import net_flows
-from ledger.table import TableEvent
+from ledger.table.events import TableEvent
 from projections.accounting import SUMS, Accounting
 from projections.audit.model import Discrepancy
 from projections.base import Item, ancestry, field_of

@@ -22,14 +22,14 @@ from typing import Any, cast
 
 from pydantic import ValidationError
 
-from ledger.corrections import Past
-from ledger.corrections import decide as decide_correction
 from ledger.domain import records as r
 from ledger.domain.cards import DECK_SIZE
 from ledger.domain.commands import CORRECTION_COMMANDS, Command, DealCards, OpenTable, StartHand
 from ledger.domain.errors import LedgerError
-from ledger.table import TableEvent
-from ledger.tablestate import TableState
+from ledger.table.corrections import Past
+from ledger.table.corrections import decide as decide_correction
+from ledger.table.events import TableEvent
+from ledger.table.state import TableState
 from projections.audit.approvers import ApproverCheck
 from projections.audit.checks import Conservation, rake_check
 from projections.audit.commands import command_for

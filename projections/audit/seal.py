@@ -42,8 +42,8 @@ from ledger.access import access_head
 from ledger.domain.errors import InvalidInput, LedgerError, StateConflict
 from ledger.fleet import Fleet, not_across_shards
 from ledger.persistence import state_bytes
-from ledger.table import TableOpened, chain_digest
-from ledger.tablestate import TableState
+from ledger.table.events import TableOpened, chain_digest
+from ledger.table.state import TableState
 from projections.audit import keys
 from projections.audit.reader import SnapshotReader, consistent_read
 from projections.audit.reconcile import Totals

@@ -38,8 +38,8 @@ from ledger.fleet import Fleet, not_across_shards
 from ledger.history import StorePast
 from ledger.persistence import CORRECTION_TOPICS, state_bytes
 from ledger.principals import PrincipalStore
-from ledger.table import TableEvent, TableOpened, chain_digest, table_id
-from ledger.tablestate import TableState
+from ledger.table.events import TableEvent, TableOpened, chain_digest, table_id
+from ledger.table.state import TableState
 from projections.audit.approvers import ApproverCheck
 from projections.audit.chain import ChainCheck, Copy, LogCopies, earlier_links, log_copies
 from projections.audit.model import AuditReport, Discrepancy

@@ -39,7 +39,7 @@ from ledger.domain.money import to_decimal
 from ledger.fleet import app_of
 from ledger.games.stud8.model import StudConfig
 from ledger.games.stud8.phh import hand_to_phh, replay_blockers
-from ledger.table import table_id
+from ledger.table.events import table_id
 from projections.exports.accounting import Written
 from projections.exports.files import replaced_directory
 from projections.queries import ReadModel

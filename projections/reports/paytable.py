@@ -31,7 +31,7 @@ from fractions import Fraction
 from typing import Any
 
 from ledger.games.registry import get_game
-from ledger.tablestate import validate_config
+from ledger.table.state import validate_config
 from projections.db import Store
 
 MATH_VERSION = "1"

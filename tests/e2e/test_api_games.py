@@ -14,7 +14,7 @@ from ledger.api import create_app
 from ledger.application import LedgerApp
 from ledger.games.registry import GAMES
 from ledger.settings import Settings
-from ledger.table import table_id
+from ledger.table.events import table_id
 from tests.support.http import Tokens, bearer, conserved, make_tokens, play_table, serve
 
 HANDS = 6

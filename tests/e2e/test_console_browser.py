@@ -26,7 +26,7 @@ from ledger.api import create_app
 from ledger.application import LedgerApp
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
-from ledger.table import table_id
+from ledger.table.events import table_id
 from tests.support import tamper
 from tests.support.browser import SHOTS, Clock, at, chromium, hand_in_progress
 from tests.support.http import bearer, serve

@@ -14,7 +14,7 @@ import pytest
 
 from ledger.fleet import Fleet
 from ledger.settings import Settings
-from ledger.table import table_id
+from ledger.table.events import table_id
 
 
 def ledger(*args: str, cwd: Path, shards: str) -> subprocess.CompletedProcess[str]:

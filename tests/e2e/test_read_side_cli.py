@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ledger.domain.commands import StartHand, VoidHand
-from ledger.table import table_id
+from ledger.table.events import table_id
 from projections.context import gaming_day
 
 COMMANDS = ("projections status", "projections rebuild", "projections update", "audit verify",

@@ -27,7 +27,7 @@ from ledger.domain.errors import ConcurrencyError, LedgerError
 from ledger.persistence import LedgerSQLiteRecorder
 from ledger.pgstore import LedgerPostgresRecorder
 from ledger.settings import Settings
-from ledger.table import table_id
+from ledger.table.events import table_id
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from ledger.domain.commands import StartHand
 from ledger.domain.errors import LedgerError
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
-from ledger.table import table_id
+from ledger.table.events import table_id
 from projections.audit.chain import chain_breaks
 from projections.audit.handchain import anchored, span_breaks
 from tests.support import tamper

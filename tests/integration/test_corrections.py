@@ -40,7 +40,7 @@ from ledger.domain.commands import (
 from ledger.domain.errors import LedgerError
 from ledger.history import StorePast, stream
 from ledger.settings import Settings
-from ledger.table import table_id
+from ledger.table.events import table_id
 from projections.audit import AuditReport, verify
 from projections.db import Store
 from projections.queries import ReadModel

@@ -27,7 +27,7 @@ from ledger.domain.commands import (
 from ledger.domain.errors import LedgerError
 from ledger.history import stream
 from ledger.settings import Settings
-from ledger.table import table_id
+from ledger.table.events import table_id
 from projections.audit import verify
 from projections.db import Store
 from projections.queries import ReadModel

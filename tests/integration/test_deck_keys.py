@@ -13,7 +13,7 @@ import pytest
 from pydantic import SecretStr
 
 from ledger.application import LedgerApp
-from ledger.decks import deck_key, deck_key_file
+from ledger.deckkeys import deck_key, deck_key_file
 from ledger.domain.commands import (
     BuyIn,
     CashOut,

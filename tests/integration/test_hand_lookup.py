@@ -15,7 +15,7 @@ from ledger.domain.errors import NotFound
 from ledger.history import hand_events, stream
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
-from ledger.table import table_id
+from ledger.table.events import table_id
 from tests.support import tamper
 
 CODE = "STUD-L"
@@ -95,7 +95,7 @@ def test_a_hands_corrections_are_found_through_the_corrections_index(
     correction events."""
     from ledger.domain.records import HandCorrected, SeatCorrected
     from ledger.persistence import CORRECTION_TOPICS, CORRECTIONS_WHERE
-    from ledger.table import EVENT_FOR, topic_of
+    from ledger.table.events import EVENT_FOR, topic_of
     from projections.db import Store
 
     topics = tuple(topic_of(EVENT_FOR[c]) for c in (HandCorrected, SeatCorrected))

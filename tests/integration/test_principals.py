@@ -18,7 +18,7 @@ from ledger.domain.errors import LedgerError
 from ledger.principals import require_approver
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
-from ledger.table import table_id
+from ledger.table.events import table_id
 from projections.audit import verify
 from tests.support.http import Tokens, assert_error, bearer, make_tokens, play_table
 from tests.support.tamper import rechain, replace_in_event, rewrite_command_log

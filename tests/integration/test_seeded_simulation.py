@@ -12,7 +12,7 @@ from ledger.domain.errors import LedgerError
 from ledger.history import stream
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
-from ledger.table import HandSettled
+from ledger.table.events import HandSettled
 from projections.audit.verify import verify
 
 

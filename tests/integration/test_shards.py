@@ -18,7 +18,7 @@ from ledger.domain.commands import OpenTable, SeatPlayer
 from ledger.domain.errors import LedgerError
 from ledger.fleet import Fleet, open_ledger
 from ledger.settings import Settings
-from ledger.table import table_id
+from ledger.table.events import table_id
 from projections.audit.reader import PinnedStore
 from projections.audit.seal import make_seal
 from projections.audit.verify import verify

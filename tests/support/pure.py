@@ -5,13 +5,13 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ledger.dealing import OpenDeckKeeper
 from ledger.domain import accounts
 from ledger.domain.cards import parse_cards
 from ledger.domain.commands import BuyIn, Command, DealCards, OpenTable, SeatPlayer
 from ledger.domain.records import Record
 from ledger.games.base import Step, TableView
-from ledger.tablestate import TableState
+from ledger.table.dealing import OpenDeckKeeper
+from ledger.table.state import TableState
 
 _ids = itertools.count(1)
 

@@ -107,7 +107,7 @@ def rechain(app: LedgerApp, tid: UUID, edited: int) -> None:
     the one before it, as a forger with database access and the chain's recipe would do."""
     import json
 
-    from ledger.table import chain_digest
+    from ledger.table.events import chain_digest
 
     before = app.recorder.select_events(tid, gt=edited - 1, lte=edited)[0]
     digest = chain_digest(tid, before.originator_version, before.topic, bytes(before.state))

@@ -129,7 +129,7 @@ NOT_FOR_ONE_HAND = ("fastapi", "starlette", "uvicorn", "psycopg", "cryptography"
 #: the games and the read side.
 NOT_FOR_HELP = ("fastapi", "psycopg", "cryptography", "structlog", "numpy", "pydantic",
                 "pydantic_core", "pydantic_settings", "eventsourcing", "ledger.settings",
-                "ledger.table", "ledger.domain.records", "ledger.games", "projections")
+                "ledger.table.events", "ledger.domain.records", "ledger.games", "projections")
 
 # Runs `ledger ARGS...` and, at exit, writes the modules imported by then to the file named
 # first, whether any of the high hand's rank table was worked out, and whether it was built

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from ledger.decks import SealedDeckKeeper, deck_key
+from ledger.deckkeys import deck_key
 from ledger.domain.cards import FULL_DECK, shuffled_deck
 from ledger.domain.errors import LedgerError
 from ledger.persistence import sqlite_path, store_env
 from ledger.settings import Settings
+from ledger.table.decks import SealedDeckKeeper
 
 
 def test_com_8_a_sealed_deck_opens_only_with_its_key() -> None:

@@ -1,13 +1,13 @@
 """The topics the store holds for the table's stream are names, not module paths: every event
-class, the table and its snapshot keep ``ledger.table:<name>`` wherever their module lives, so
-moving code never changes a stored row, a chain link or the corrections index."""
+class, the table and its snapshot keep ``ledger.table:<name>`` wherever their module lives,
+so moving code never changes a stored row, a chain link or the corrections index."""
 
 from __future__ import annotations
 
 from eventsourcing.utils import resolve_topic
 
 from ledger.persistence import _topic
-from ledger.table import EVENT_FOR, Table, TableSnapshot, chain_digest, topic_of
+from ledger.table.events import EVENT_FOR, Table, TableSnapshot, chain_digest, topic_of
 
 
 def test_every_class_of_the_stream_keeps_its_stored_topic() -> None:

@@ -14,7 +14,7 @@ from ledger.domain.errors import LedgerError, NotFound
 from ledger.settings import Settings
 from ledger.sim.profiles import PROFILES
 from ledger.sim.runner import simulate
-from ledger.table import table_id
+from ledger.table.events import table_id
 from projections.audit import verify
 from projections.audit.handreplay import hand_replay
 from projections.audit.keys import signing_key

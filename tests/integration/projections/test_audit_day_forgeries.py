@@ -13,7 +13,7 @@ import pytest
 
 from ledger.application import LedgerApp
 from ledger.sim.runner import simulate
-from ledger.table import table_id
+from ledger.table.events import table_id
 from projections.audit import verify
 from projections.context import gaming_day
 from tests.support import tamper

@@ -13,7 +13,7 @@ import pytest
 from ledger.application import LedgerApp
 from ledger.domain import records as r
 from ledger.sim.runner import simulate
-from ledger.table import table_id
+from ledger.table.events import table_id
 from projections.audit import AuditReport, chain, parallel, verify
 from projections.audit.chain import LogCopies, Versions
 from projections.audit.compare import compare_one, same_values

@@ -10,7 +10,7 @@ from typing import Any
 
 from ledger.application import LedgerApp
 from ledger.sim.runner import simulate
-from ledger.table import table_id
+from ledger.table.events import table_id
 from projections.audit import verify
 from tests.support import tamper
 

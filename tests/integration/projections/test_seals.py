@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ledger.application import LedgerApp
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
-from ledger.table import table_id
+from ledger.table.events import table_id
 from projections.audit import AuditReport, parallel, verify
 from projections.audit.seal import make_seal, seal_digest
 from projections.db import Store

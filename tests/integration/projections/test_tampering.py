@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ledger.application import LedgerApp
 from ledger.sim.profiles import PROFILES
 from ledger.sim.runner import simulate
-from ledger.table import table_id
+from ledger.table.events import table_id
 from projections.audit import AuditReport, verify
 from projections.audit.handreplay import hand_replay
 from projections.audit.seal import make_seal

@@ -17,7 +17,7 @@ from ledger.application import LedgerApp
 from ledger.domain.commands import BuyIn, CorrectMovement, OpenTable, SeatPlayer
 from ledger.principals import PrincipalStore
 from ledger.settings import Settings
-from ledger.table import table_id
+from ledger.table.events import table_id
 from projections import unholdable
 from projections.audit.verify import verify
 from projections.context import current_gaming_day

@@ -33,7 +33,7 @@ from ledger.domain.commands import (
 )
 from ledger.domain.errors import LedgerError
 from ledger.evaluation.chinese import AutomaticWin
-from ledger.tablestate import TableState
+from ledger.table.state import TableState
 from tests.support.pure import PureTable, cid
 
 ACTIONS = ("fold", "play", "raise", "check", "bet", "call", "complete", "bring_in", "accept",

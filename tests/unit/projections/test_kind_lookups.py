@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ledger import table as t
 from ledger.domain import records as r
+from ledger.table import events as t
 from projections.base import ancestry, field_of
 
 CLASSES = sorted({c for m in (r, t) for _, c in inspect.getmembers(m, inspect.isclass)

@@ -7,13 +7,13 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger.dealing import OpenDeckKeeper
 from ledger.domain import accounts
 from ledger.domain.commands import BuyIn
 from ledger.domain.records import HandSettled, Record
 from ledger.games.caribbean import CaribbeanConfig, CaribbeanHand, settle
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.caribbean import CaribbeanBot
+from ledger.table.dealing import OpenDeckKeeper
 from tests.support.pure import PureTable, cid
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ledger.dealing import OpenDeckKeeper
 from ledger.domain.cards import FULL_DECK, parse_cards
 from ledger.domain.commands import (
     Act,
@@ -22,7 +21,8 @@ from ledger.domain.commands import (
 from ledger.domain.records import Record
 from ledger.games.base import Step, TableView
 from ledger.games.chinese import ChineseConfig, ChineseHand, ChineseSeat
-from ledger.tablestate import TableState
+from ledger.table.dealing import OpenDeckKeeper
+from ledger.table.state import TableState
 
 CODE = "CHP1"
 

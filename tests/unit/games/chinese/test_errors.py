@@ -12,7 +12,7 @@ from ledger.domain.errors import InvalidInput, LedgerError, RuleViolation, State
 from ledger.domain.records import HandSettled
 from ledger.games.chinese import ChinesePoker
 from ledger.games.registry import get_game
-from ledger.tablestate import TableState
+from ledger.table.state import TableState
 from tests.unit.games.chinese import hands as h
 from tests.unit.games.chinese.support import CODE, Table, full_deal, hand_of
 

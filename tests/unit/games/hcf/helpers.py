@@ -6,7 +6,6 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ledger.dealing import OpenDeckKeeper
 from ledger.domain import accounts
 from ledger.domain.cards import parse_cards
 from ledger.domain.commands import (
@@ -25,7 +24,8 @@ from ledger.domain.commands import (
 from ledger.domain.records import HandSettled, Record
 from ledger.games.base import Step, TableView
 from ledger.games.hcf import HcfConfig, HcfHand
-from ledger.tablestate import TableState
+from ledger.table.dealing import OpenDeckKeeper
+from ledger.table.state import TableState
 
 TABLE = "HCF1"
 

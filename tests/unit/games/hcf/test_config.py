@@ -12,7 +12,7 @@ from ledger.domain.records import ConfigChanged
 from ledger.evaluation import hcf as ev
 from ledger.games.hcf import HcfConfig
 from ledger.games.registry import get_game
-from ledger.tablestate import TableState
+from ledger.table.state import TableState
 
 from .helpers import TABLE, Table
 

@@ -25,7 +25,7 @@ from ledger.games.base import Step, TableView
 from ledger.games.hcf import HcfConfig, HcfHand, settle
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.hcf import HcfBot, top_up
-from ledger.tablestate import TableState
+from ledger.table.state import TableState
 
 from .helpers import TABLE, PureExecutor, Table
 

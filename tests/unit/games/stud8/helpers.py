@@ -6,7 +6,6 @@ import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ledger.dealing import OpenDeckKeeper
 from ledger.domain import accounts
 from ledger.domain.cards import parse_cards
 from ledger.domain.commands import (
@@ -22,7 +21,8 @@ from ledger.domain.commands import (
 from ledger.domain.records import Record
 from ledger.games.base import Step, TableView
 from ledger.games.stud8.model import StudConfig
-from ledger.tablestate import TableState
+from ledger.table.dealing import OpenDeckKeeper
+from ledger.table.state import TableState
 
 TABLE = "STUD1"
 

@@ -22,7 +22,7 @@ from ledger.games.stud8.game import behind, stage
 from ledger.games.stud8.model import StudConfig, StudHand, StudSeat
 from ledger.sim.base import CommandIds, Walkouts, play_hand
 from ledger.sim.stud8 import StudBot, starting_stack
-from ledger.tablestate import TableState
+from ledger.table.state import TableState
 
 from .helpers import TABLE, Executor, open_table, seeded_decks
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from ledger.domain import accounts
 from ledger.domain.records import Difference, Transfer
-from ledger.tablestate import TableState
+from ledger.table.state import TableState
 
 _BOUNDED = (accounts.JACKPOT, accounts.RAKE)
 

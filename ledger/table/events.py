@@ -9,7 +9,7 @@ version, topic and that JSON (the actor included). Each event carries the digest
 before it, so editing, deleting, reordering or inserting a stored event breaks the chain where
 it happened; a table whose chain is broken refuses to load.
 
-The aggregate's state is a :class:`~ledger.tablestate.TableState`; events never re-run the
+The aggregate's state is a :class:`~ledger.table.state.TableState`; events never re-run the
 rules when they are replayed, they only ``apply`` the decisions they record.
 """
 
@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from ledger.domain import records as r
 from ledger.domain.actors import Actor
 from ledger.domain.errors import LedgerError
-from ledger.tablestate import GENESIS_HASH, TableState
+from ledger.table.state import GENESIS_HASH, TableState
 
 _ENVELOPE_IDS: set[str] = {"originator_id", "originator_version"}
 ENVELOPE: frozenset[str] = frozenset({"originator_id", "originator_version", "timestamp",

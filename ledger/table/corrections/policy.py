@@ -1,14 +1,5 @@
-"""Corrections (COR-1..5): putting a dealer's error right without ever editing the record.
-
-A correction is a new event in the table's stream that names what it corrects (a hand, a cash
-movement by its version, a seat for a period), the corrected facts, the approvers and the
-reason; its transfers compensate the difference, and nothing recorded before it changes.
-
-The decision needs the table's past (the hand as it was played, the state before it), which
-the table's state does not keep (history lives outside the aggregate): the caller hands a
-:class:`Past` read from the store. The application and the audit decide with the same code,
-so the audit recomputes every correction and reports one that does not match the rules.
-"""
+"""What every correction shares (COR-1..5): the table's past it is decided from, the window
+within which a record may be corrected, and the approvers it needs (COR-4)."""
 
 from __future__ import annotations
 
@@ -17,10 +8,9 @@ from datetime import datetime
 from typing import Protocol
 
 from ledger.domain.commands import CorrectHand, CorrectMovement, CorrectSeat, SettleOwed
-from ledger.domain.errors import InvalidInput, RuleViolation, StateConflict
-from ledger.domain.records import Record
-from ledger.table import TableEvent
-from ledger.tablestate import TableState
+from ledger.domain.errors import InvalidInput, RuleViolation
+from ledger.table.events import TableEvent
+from ledger.table.state import TableState
 
 CorrectionCommand = CorrectHand | CorrectMovement | CorrectSeat | SettleOwed
 
@@ -40,27 +30,6 @@ class Past(Protocol):
 
     def state_before(self, version: int) -> TableState:
         """A fresh state of the table just before ``version`` (the caller may change it)."""
-
-
-def decide(state: TableState, command: CorrectionCommand, past: Past,
-           now: datetime) -> list[Record]:
-    """The records of one correction, or a coded refusal (nothing is appended)."""
-    from ledger.corrections.hands import correct_hand
-    from ledger.corrections.movements import correct_movement, correct_seat, settle_owed
-
-    if state.hand is not None:
-        raise StateConflict(
-            "hand_in_progress",
-            f"hand {state.hand_no} is in progress: corrections are made between hands, when "
-            "no chip is in play (COM-3, COR-1)", hand=state.hand_no, rule="COR-1")
-    _distinct(command.approvers)
-    if isinstance(command, CorrectHand):
-        return [correct_hand(state, command, past, now)]
-    if isinstance(command, CorrectMovement):
-        return [correct_movement(state, command, past, now)]
-    if isinstance(command, SettleOwed):
-        return [settle_owed(state, command)]
-    return [correct_seat(state, command, past, now)]
 
 
 def check_window(state: TableState, when: datetime, now: datetime, what: str) -> None:
@@ -84,7 +53,7 @@ def check_approvers(state: TableState, approvers: Sequence[str], moved: int) -> 
             moved=moved, limit=above, rule="COR-4")
 
 
-def _distinct(approvers: Sequence[str]) -> None:
+def check_distinct(approvers: Sequence[str]) -> None:
     if len(set(approvers)) != len(approvers):
         raise InvalidInput("approvers_not_distinct",
                            "the two approvers of a correction are two different people (COR-4)",

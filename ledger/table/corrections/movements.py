@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ledger.corrections import Past, check_approvers, check_window
-from ledger.corrections.routing import pair, route
 from ledger.domain import accounts
 from ledger.domain.commands import CorrectMovement, CorrectSeat, SettleOwed
 from ledger.domain.errors import NotFound, RuleViolation
@@ -31,7 +29,9 @@ from ledger.domain.records import (
     TableCredited,
     TableFilled,
 )
-from ledger.tablestate import TableState
+from ledger.table.corrections.policy import Past, check_approvers, check_window
+from ledger.table.corrections.routing import pair, route
+from ledger.table.state import TableState
 
 _KINDS = {ChipsBoughtIn: "buy_in", ChipsCashedOut: "cash_out", TableFilled: "fill",
           TableCredited: "credit"}

@@ -11,7 +11,7 @@
 
 Only tables the house banks keep a tray (Caribbean Stud); counts, fills and credits happen
 between hands (COM-3: no chips move during a hand). Each is signed by two distinct people
-(:func:`ledger.signers.check_signers`).
+(:func:`ledger.table.signers.check_signers`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ledger.domain import accounts
 from ledger.domain.commands import CountInventory, Credit, Fill
 from ledger.domain.errors import InvalidInput, RuleViolation, StateConflict
 from ledger.domain.records import ChipCount, InventoryCounted, Record, TableCredited, TableFilled
-from ledger.signers import check_signers
+from ledger.table.signers import check_signers
 
 MAX_AMOUNT = 10**12
 """The most a count, fill or credit may total (10 billion in units of a two-decimal

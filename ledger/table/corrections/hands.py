@@ -14,8 +14,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ledger.corrections import Past, check_approvers, check_window
-from ledger.corrections.routing import differences, route
 from ledger.domain.accounts import net_flows
 from ledger.domain.cards import ensure_distinct, format_card
 from ledger.domain.commands import CorrectHand, Settle
@@ -31,8 +29,10 @@ from ledger.domain.records import (
     PlayerActed,
     Record,
 )
-from ledger.table import ENVELOPE, TableEvent
-from ledger.tablestate import TableState
+from ledger.table.corrections.policy import Past, check_approvers, check_window
+from ledger.table.corrections.routing import differences, route
+from ledger.table.events import ENVELOPE, TableEvent
+from ledger.table.state import TableState
 
 Fixes = dict[tuple[str, int], int]
 """(target as text, recorded card) -> actual card."""

@@ -2,8 +2,8 @@
 record into the state.
 
 This is the whole behaviour of a table without any storage. The event-sourced aggregate
-(``ledger.table``) wraps it: each record it decides becomes an event, and replaying events calls
-``apply``. Tests, the simulator's property checks and the audit drive the same code directly.
+(``ledger.table.events``) wraps it: each record it decides becomes an event, and replaying events
+calls ``apply``. Tests, the simulator's property checks and the audit drive the same code directly.
 
 The state is the table *now*: configuration, seats, balances, button, the hand in progress.
 History lives in the projections.
@@ -15,8 +15,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ledger.dealing import DeckKeeper, deal_round_robin, recorded_deal
-from ledger.decks import UNSEALABLE
 from ledger.domain import accounts
 from ledger.domain.cards import (
     DECK_SIZE,
@@ -69,6 +67,8 @@ from ledger.domain.records import (
 )
 from ledger.games.base import ConfigBase, DealPlan, Game, Step, TableView
 from ledger.games.registry import get_game
+from ledger.table.dealing import DeckKeeper, deal_round_robin, recorded_deal
+from ledger.table.decks import UNSEALABLE
 
 GENESIS_HASH = "0" * 64
 _new = object.__new__
@@ -293,7 +293,7 @@ class TableState:
         return [ChipsCashedOut(seat=cmd.seat, player=player, amount=amount, transfers=(move,))]
 
     def _tray(self, cmd: CountInventory | Fill | Credit, keeper: DeckKeeper) -> list[Record]:
-        from ledger.inventory import decide
+        from ledger.table.inventory import decide
 
         return [decide(cmd, banking=self.game.banking, title=self.game.title,
                        hand_in_progress=self.hand is not None,
