@@ -30,8 +30,8 @@ from eventsourcing.persistence import IntegrityError, OperationalError
 
 from ledger.domain.errors import ConcurrencyError, InvalidInput
 from ledger.logs import get_logger
-from ledger.persistence import loaded_classes
-from ledger.sidetables import ACCESS_TABLE, SideTable
+from ledger.store.persistence import loaded_classes
+from ledger.store.sidetables import ACCESS_TABLE, SideTable
 
 log = get_logger("ledger.access")
 GENESIS = "0" * 64

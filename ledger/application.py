@@ -25,28 +25,28 @@ from eventsourcing.application import AggregateNotFoundError, Application, Proce
 from eventsourcing.persistence import IntegrityError, PersistenceError, Recording
 from eventsourcing.utils import strtobool
 
-from ledger import availability
 from ledger.approvals import check_approvals
-from ledger.deckkeys import deck_key
 from ledger.domain.actors import Actor
 from ledger.domain.commands import CORRECTION_COMMANDS, Command, OpenTable
 from ledger.domain.errors import ConcurrencyError, LedgerError, NotFound, StateConflict
 from ledger.logs import get_logger
-from ledger.persistence import (
+from ledger.principals import PrincipalStore
+from ledger.settings import Settings, get_settings
+from ledger.store import availability
+from ledger.store.deckkeys import deck_key
+from ledger.store.persistence import (
     CommandRow,
     PydanticMapper,
     prepare_store,
     store_env,
     store_error,
 )
-from ledger.principals import PrincipalStore
-from ledger.settings import Settings, get_settings
-from ledger.sidetables import holds_sealed_decks
+from ledger.store.sidetables import holds_sealed_decks
+from ledger.store.trust import ChainGuard, TrustedRepository, sign_snapshot, snapshot_key
 from ledger.table.dealing import DeckKeeper
 from ledger.table.decks import SealedDeckKeeper
 from ledger.table.events import Table, TableEvent, TableSnapshot, table_id
 from ledger.table.state import TableState
-from ledger.trust import ChainGuard, TrustedRepository, sign_snapshot, snapshot_key
 
 log = get_logger("ledger.command")
 
@@ -292,7 +292,7 @@ class LedgerApp(Application[UUID]):
 
     def _correction(self, table: Table, command: Any, now: datetime) -> list[Any]:
         """COR-1..5: decided from the table's stored past (the state keeps no history)."""
-        from ledger.history import StorePast
+        from ledger.store.history import StorePast
         from ledger.table import corrections
 
         past = StorePast(self, table.id, table.version, snapshots=True)
@@ -380,7 +380,7 @@ class LedgerApp(Application[UUID]):
     @contextmanager
     def _table_lock(self, tid: UUID) -> Iterator[None]:
         """The table's lock in this process; a request gives up waiting for it when its wait
-        budget (LEDGER_CONNECT_TIMEOUT) is spent (ledger.availability)."""
+        budget (LEDGER_CONNECT_TIMEOUT) is spent (ledger.store.availability)."""
         with self._locks_guard:
             lock = self._locks.setdefault(tid, threading.Lock())
         with availability.waiting_for(lock, self.store_down, "the table"):

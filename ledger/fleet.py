@@ -10,7 +10,7 @@ Without ``LEDGER_SHARDS`` there is no fleet: :func:`open_ledger` gives the one
 :class:`~ledger.application.LedgerApp` of ``LEDGER_DATABASE_URL`` exactly as before, and the
 helpers :func:`app_of`, :func:`apps_of` and :func:`home_of` take either.
 
-A table never moves silently. The map's patterns may not overlap (:mod:`ledger.shards`), so
+A table never moves silently. The map's patterns may not overlap (:mod:`ledger.store.shards`), so
 adding a shard for new codes leaves every existing table where it is; when an edited map would
 place an existing table on another store, the fleet refuses the table (``table_moved``) rather
 than open a second one of the same code there or answer from the wrong store. Moving a table
@@ -29,7 +29,7 @@ from ledger.domain.commands import Command, OpenTable
 from ledger.domain.errors import LedgerError, NotFound, StateConflict
 from ledger.principals import PrincipalStore
 from ledger.settings import Settings, get_settings
-from ledger.shards import Shard, ShardMap, parse_shards
+from ledger.store.shards import Shard, ShardMap, parse_shards
 from ledger.table.dealing import DeckKeeper
 from ledger.table.events import Table, table_id
 

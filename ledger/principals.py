@@ -18,7 +18,7 @@ from typing import Any
 from ledger.domain.actors import APPROVERS, PRINCIPAL_ROLES
 from ledger.domain.commands import PLAYER_PATTERN
 from ledger.domain.errors import InvalidInput, NotFound, RuleViolation, StateConflict
-from ledger.sidetables import PRINCIPALS_TABLE, SideTable
+from ledger.store.sidetables import PRINCIPALS_TABLE, SideTable
 
 _ID = re.compile(PLAYER_PATTERN)
 _COLUMNS = "principal_id, name, role, created_at, created_by, revoked_at, revoked_by"

@@ -41,7 +41,7 @@ class SettingsFields(BaseModel):
         description="PostgreSQL schema of the store: a plain identifier (letters, digits, _).",
     )
     shards: str = ""
-    """The shard map (``ledger.shards``): ``NAME: PATTERN[, PATTERN] = URL`` entries separated
+    """The shard map (``ledger.store.shards``): ``NAME: PATTERN[, PATTERN] = URL`` entries separated
     by ``;``; empty: every table in the one store of ``database_url``."""
     connect_timeout: int = Field(default=5, ge=1, le=300)
     """Seconds to wait for the PostgreSQL server before giving up (``store_unavailable``)."""
@@ -51,7 +51,7 @@ class SettingsFields(BaseModel):
     deck_key_file: Path | None = None
     """File of the deck key when no ``deck_key`` is given; default ``deck.key`` beside a SQLite
     store (never the working directory); a PostgreSQL store needs one of the two named
-    (``ledger.deckkeys.deck_key``). Created on first use only while the store holds no sealed
+    (``ledger.store.deckkeys.deck_key``). Created on first use only while the store holds no sealed
     deck."""
     seal_key: SecretStr | None = None
     """HMAC key of the first seal format: only to check seals made before Ed25519 seals."""
@@ -70,7 +70,7 @@ class SettingsFields(BaseModel):
     chain_anchor_interval: int = Field(default=2_000, ge=0)
     """Every N events of a table, its first snapshot after the multiple of N is a chain anchor:
     a load (once per process) and a hand's replay walk the hash chain from the nearest anchor
-    instead of the first event (``ledger.trust``); 0: always from the first event."""
+    instead of the first event (``ledger.store.trust``); 0: always from the first event."""
     cache_size: int = Field(default=1_000, ge=0)
     """Tables kept in memory between commands (0 turns the cache off)."""
     command_retries: int = Field(default=8, ge=1)

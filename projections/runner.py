@@ -31,7 +31,7 @@ from typing import Any
 from ledger.domain.errors import LedgerError, NotFound, StateConflict
 from ledger.domain.records import CORRECTIONS
 from ledger.logs import get_logger
-from ledger.persistence import StoreError, permission_denied
+from ledger.store.persistence import StoreError, permission_denied
 from ledger.table.events import TableEvent, TableOpened
 from projections import decode, unholdable
 from projections.base import Item, View, ancestry
@@ -204,7 +204,7 @@ class Runner:
         try:
             with self.store.transaction() as tx:
                 if self.store.postgres:  # processes starting at once: one creates, one by one
-                    from ledger.pgstore import SCHEMA_LOCK_KEY
+                    from ledger.store.postgres import SCHEMA_LOCK_KEY
 
                     tx.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK_KEY,))
                 tx.execute(TRACKING_DDL)
@@ -563,7 +563,7 @@ class Runner:
         return (REBUILD_LOCK_KEY, zlib.crc32((self.store.schema or "").encode()) - 2**31)
 
     def _rebuild_lock_path(self) -> str | None:
-        from ledger.persistence import sqlite_path
+        from ledger.store.persistence import sqlite_path
 
         path = sqlite_path(str(self.app.settings.database_url).strip())
         return None if path == ":memory:" else path + ".rebuilding"

@@ -20,8 +20,8 @@ from ledger.api.models import (
     TokenOut,
 )
 from ledger.application import LedgerApp
-from ledger.availability import check_ready
 from ledger.domain.commands import PLAYER_PATTERN
+from ledger.store.availability import check_ready
 from ledger.tokens import TokenStore
 
 router = APIRouter()

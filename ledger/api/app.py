@@ -27,12 +27,12 @@ from ledger.api.auth import Principal, plain_parameters, principal
 from ledger.api.guard import Guard
 from ledger.api.metrics import CONTENT_TYPE, Metrics
 from ledger.api.schemas import nullable_cards
-from ledger.availability import budget
 from ledger.fleet import Ledger, apps_of, home_of, open_ledger
 from ledger.logs import configure
 from ledger.probes import ProbeLog
-from ledger.readstore import open_reader
 from ledger.settings import Settings, get_settings
+from ledger.store.availability import budget
+from ledger.store.readstore import open_reader
 from ledger.tokens import TokenStore
 
 DESCRIPTION = """\
@@ -157,7 +157,7 @@ class _Timing:
 
 class _WaitBudget:
     """Each request may wait LEDGER_CONNECT_TIMEOUT seconds in all for the store (a pooled
-    connection, a table's lock, retries): ``ledger.availability``."""
+    connection, a table's lock, retries): ``ledger.store.availability``."""
 
     def __init__(self, app: ASGIApp, seconds: float) -> None:
         self.app = app

@@ -61,8 +61,8 @@ from ledger.domain.errors import LedgerError
 from ledger.domain.records import HAND_ENDINGS, Record
 from ledger.domain.results import hand_results
 from ledger.fleet import Ledger, app_of
-from ledger.history import hand_events
 from ledger.probes import record_refusal
+from ledger.store.history import hand_events
 
 HAND_ENDING_NAMES = frozenset(cls.__name__ for cls in HAND_ENDINGS)
 

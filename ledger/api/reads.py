@@ -26,10 +26,10 @@ from ledger.api.commands import CODE_PATH
 from ledger.api.errors import responses
 from ledger.api.readmodels import ConfigRow, HandDetail, HandSummary, PlayerHand, TableRow
 from ledger.application import LedgerApp
-from ledger.availability import waiting_for
 from ledger.fleet import Ledger, home_of
-from ledger.persistence import StoreError
-from ledger.readstore import REPLAY_WAIT_S, views_position
+from ledger.store.availability import waiting_for
+from ledger.store.persistence import StoreError
+from ledger.store.readstore import REPLAY_WAIT_S, views_position
 from projections.db import Store
 from projections.fleet import each, read_model, runner
 from projections.queries import MAX_LIMIT, ReadModel

@@ -163,7 +163,7 @@ def hand(
     from ledger.domain.records import Record
     from ledger.domain.results import hand_results
     from ledger.fleet import app_of, table_guard
-    from ledger.readstore import primary_of
+    from ledger.store.readstore import primary_of
     from ledger.table.events import table_id
     from projections.audit.handreplay import hand_replay
 

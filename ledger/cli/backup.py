@@ -18,7 +18,7 @@ def backup_command(out: Path = OUT_OPTION, database_url: str | None = DATABASE_O
     ledger's schema (custom format, for pg_restore). backup.json beside it records the file's
     SHA-256 and the head of the log. The deck key and the signing key are not copied: back
     them up apart (README, "Backup and restore")."""
-    from ledger.backup import backup
+    from ledger.store.backup import backup
 
     settings = settings_for(database_url)
     with handle_errors(settings):

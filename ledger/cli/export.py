@@ -89,7 +89,7 @@ def hands(
     from ledger.access import record_access
     from ledger.cli.projections import catch_up
     from ledger.fleet import table_guard
-    from ledger.readstore import primary_of
+    from ledger.store.readstore import primary_of
     from projections.context import parse_day
     from projections.exports.hands import export_hands
     from projections.fleet import read_model

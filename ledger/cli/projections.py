@@ -192,7 +192,7 @@ def _warn_left_out(rejected: list[Any]) -> None:
 def catch_up(ledger: Any, label: str = "projections") -> int:
     """Bring every view up to date (used before exports), with progress on a terminal; on a
     read store (a standby, read-only) the views are read as the primary's catch-up left them."""
-    from ledger.readstore import is_replica
+    from ledger.store.readstore import is_replica
     from projections.fleet import runner as make_runner
 
     if is_replica(ledger):

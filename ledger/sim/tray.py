@@ -15,7 +15,7 @@ from ledger.application import LedgerApp
 from ledger.domain import accounts
 from ledger.domain import records as r
 from ledger.domain.commands import CountInventory, Fill
-from ledger.history import stream
+from ledger.store.history import stream
 
 DENOMINATIONS = (10_000, 2_500, 500, 100, 25, 5, 1)
 """Chip values in minor units: 100.00, 25.00, 5.00, 1.00, 0.25, 0.05, 0.01."""

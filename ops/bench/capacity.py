@@ -55,9 +55,9 @@ from ledger_commands import RawApp, workload
 from ledger.application import LedgerApp
 from ledger.domain.commands import Command, OpenTable
 from ledger.fleet import Fleet, home_of, open_ledger
-from ledger.history import stream
-from ledger.persistence import store_env
 from ledger.settings import Settings
+from ledger.store.history import stream
+from ledger.store.persistence import store_env
 from ledger.table.dealing import OpenDeckKeeper
 from ledger.tokens import TokenStore
 from tests.support.http import send
@@ -178,7 +178,7 @@ def _raw_apps(settings: Settings, extra: dict[str, str] | None = None) -> dict[s
     """One raw application per store, keyed by the code prefix it holds (``*``: any)."""
     if not settings.shards:
         return _AnyKey(_raw(settings, extra))
-    from ledger.shards import parse_shards
+    from ledger.store.shards import parse_shards
 
     return {s.patterns[0].prefix.rstrip("-"):
             _raw(settings.model_copy(update={"database_url": s.url, "shards": ""}), extra)
@@ -283,7 +283,7 @@ class Server:
 def _databases(settings: Settings) -> list[str]:
     urls = [settings.database_url]
     if settings.shards:
-        from ledger.shards import parse_shards
+        from ledger.store.shards import parse_shards
 
         urls = [s.url for s in parse_shards(settings.shards, settings).shards]
     return [url.rsplit("/", 1)[1].split("?", 1)[0] for url in urls]

@@ -25,10 +25,10 @@ from eventsourcing.application import Application
 
 from ledger.application import LedgerApp
 from ledger.domain.commands import BuyIn, Command, OpenTable, SeatPlayer
-from ledger.persistence import PydanticMapper, store_env
 from ledger.settings import Settings
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.caribbean import CaribbeanBot
+from ledger.store.persistence import PydanticMapper, store_env
 from ledger.table.dealing import OpenDeckKeeper
 from ledger.table.state import TableState
 
@@ -85,7 +85,7 @@ def run_ledger(
 
 def _batches(app: LedgerApp, code: str) -> list[list[Any]]:
     """The stored events grouped by the command that appended them."""
-    from ledger.history import stream
+    from ledger.store.history import stream
 
     groups: dict[str | None, list[Any]] = {}
     for event in stream(app, code):

@@ -30,7 +30,7 @@ from functools import lru_cache
 from typing import Any
 from uuid import UUID, uuid4
 
-from ledger.persistence import state_bytes
+from ledger.store.persistence import state_bytes
 from ledger.table.events import TableOpened as TableOpenedEvent
 from ledger.table.events import chain_digest, topic_of
 from ledger.table.state import GENESIS_HASH
@@ -642,7 +642,7 @@ def chain_breaks(app: Any, table_id: UUID) -> list[dict[str, Any]]:
     check.finish()
     if not found and check.last_version:
         # The whole chain verified from the first event (what the table's load checks once
-        # per process, ledger.trust.ChainGuard): the load that follows does not walk it again.
+        # per process, ledger.store.trust.ChainGuard): the load that follows does not walk it again.
         guard = getattr(getattr(app, "repository", None), "guard", None)
         if guard is not None:
             guard.remember(table_id, check.last_version, check.head)

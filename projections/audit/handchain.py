@@ -1,7 +1,7 @@
 """The stretches of a table's hash chain that one hand's replay shows, checked between signed
 snapshots instead of from the table's first event.
 
-A table that has a chain anchor (``ledger.trust``: a signed snapshot at or after a multiple of
+A table that has a chain anchor (``ledger.store.trust``: a signed snapshot at or after a multiple of
 ``LEDGER_CHAIN_ANCHOR_INTERVAL``) is not walked whole for one hand. Each span of versions that
 ``ledger replay`` or ``ledger audit hand`` shows (the hand, each correction of it) is checked
 from the latest signed snapshot before the span (when the table has an anchor before it; else
@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 from uuid import UUID
 
-from ledger.persistence import COMMANDS_TABLE
+from ledger.store.persistence import COMMANDS_TABLE
 from ledger.table.state import GENESIS_HASH
 from projections.audit.chain import ChainCheck, Copy, LogCopies, _copies, chain_breaks
 from projections.db import Store
@@ -140,7 +140,7 @@ _COMMAND = b'"command_id":"'
 
 def command_of(raw: bytes | str) -> str | None:
     """The command id a stored event names (its only ``"command_id":"``, as
-    :func:`ledger.trust.link_of` reads a link; parsed when not laid out so)."""
+    :func:`ledger.store.trust.link_of` reads a link; parsed when not laid out so)."""
     data = raw.encode() if isinstance(raw, str) else raw
     at = data.find(_COMMAND)
     if at >= 0 and data.find(_COMMAND, at + 1) < 0:

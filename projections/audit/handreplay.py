@@ -94,7 +94,7 @@ def hand_replay(app: Any, table: str, hand_no: int) -> HandReplay:
     """Replay hand ``hand_no`` of ``table`` with every decision recomputed (``app``: one
     ledger application, or a fleet: the store that holds the table).
 
-    A table with chain anchors (``ledger.trust``) is not replayed from its first event: the
+    A table with chain anchors (``ledger.store.trust``) is not replayed from its first event: the
     replay starts from the latest signed snapshot before the hand whose chain digest the
     walk of its stretch verifies (:mod:`projections.audit.handchain`), see
     :func:`_anchored_replay`."""
@@ -170,7 +170,7 @@ def _anchored_replay(app: Any, tid: UUID, replay: HandReplay, report: AuditRepor
     digest, so every byte the replay starts from and reads is what the
     ledger wrote; only the events from that snapshot on are decoded and folded, and only the
     hand's commands are decided again, as in the whole replay."""
-    from ledger.history import StorePast
+    from ledger.store.history import StorePast
 
     hand_no = replay.hand_no
     head = _last_version(app, tid)
@@ -206,7 +206,7 @@ def _replay_stretch(app: Any, tid: UUID, label: str, report: AuditReport,
     """Fold the table from its latest signed snapshot before ``first`` (else its first event)
     to the end of the command that appended ``upto``, deciding the hand's groups again."""
     from ledger.domain import accounts
-    from ledger.history import StorePast
+    from ledger.store.history import StorePast
     from ledger.table.state import TableState
     from projections.audit.approvers import ApproverCheck
     from projections.audit.replay import TableAudit

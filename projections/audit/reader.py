@@ -40,7 +40,7 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 
 from ledger.logs import get_logger
-from ledger.persistence import COMMANDS_TABLE, state_bytes
+from ledger.store.persistence import COMMANDS_TABLE, state_bytes
 from projections.db import Row, Store, Tx
 
 log = get_logger(__name__)

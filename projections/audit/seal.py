@@ -41,7 +41,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ledger.access import access_head
 from ledger.domain.errors import InvalidInput, LedgerError, StateConflict
 from ledger.fleet import Fleet, not_across_shards
-from ledger.persistence import state_bytes
+from ledger.store.persistence import state_bytes
 from ledger.table.events import TableOpened, chain_digest
 from ledger.table.state import TableState
 from projections.audit import keys

@@ -35,9 +35,9 @@ from ledger.domain import records as r
 from ledger.domain.accounts import net_flows
 from ledger.domain.errors import NotFound
 from ledger.fleet import Fleet, not_across_shards
-from ledger.history import StorePast
-from ledger.persistence import CORRECTION_TOPICS, state_bytes
 from ledger.principals import PrincipalStore
+from ledger.store.history import StorePast
+from ledger.store.persistence import CORRECTION_TOPICS, state_bytes
 from ledger.table.events import TableEvent, TableOpened, chain_digest, table_id
 from ledger.table.state import TableState
 from projections.audit.approvers import ApproverCheck

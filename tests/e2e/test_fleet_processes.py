@@ -143,8 +143,8 @@ def test_applications_that_open_while_another_creates_the_store_wait_for_it(
     import psycopg
 
     from ledger.application import LedgerApp
-    from ledger.pgstore import schema_lock
     from ledger.settings import Settings
+    from ledger.store.postgres import schema_lock
 
     settings = Settings(database_url=fresh_database, deck_key_file=tmp_path / "deck.key",
                         log_level="WARNING", connect_timeout=30)

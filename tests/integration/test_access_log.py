@@ -19,7 +19,7 @@ from ledger.api import create_app
 from ledger.application import LedgerApp
 from ledger.domain.errors import InvalidInput
 from ledger.settings import Settings
-from ledger.sidetables import ACCESS_TABLE, SideTable
+from ledger.store.sidetables import ACCESS_TABLE, SideTable
 from projections.audit import verify
 from tests.e2e.test_cli import ledger as run_ledger
 from tests.support.http import Tokens, assert_error, bearer, make_tokens

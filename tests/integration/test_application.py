@@ -24,9 +24,9 @@ from ledger.domain.commands import (
     command_from,
 )
 from ledger.domain.errors import ConcurrencyError, LedgerError
-from ledger.persistence import LedgerSQLiteRecorder
-from ledger.pgstore import LedgerPostgresRecorder
 from ledger.settings import Settings
+from ledger.store.persistence import LedgerSQLiteRecorder
+from ledger.store.postgres import LedgerPostgresRecorder
 from ledger.table.events import table_id
 
 

@@ -17,9 +17,9 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ledger.application import LedgerApp
-from ledger.backup import backup
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
+from ledger.store.backup import backup
 from projections.audit import verify
 from projections.audit.seal import make_seal
 from projections.context import gaming_day

@@ -1,4 +1,4 @@
-"""Chain anchors (``ledger.trust``): a cold load walks a table's chain from its latest anchor,
+"""Chain anchors (``ledger.store.trust``): a cold load walks a table's chain from its latest anchor,
 and ``ledger replay`` / ``ledger audit hand`` check the stretches between signed snapshots that
 hold what they show (``projections.audit.handchain``). Edits, deletions, insertions and
 reorderings are still found, before and after an anchor; a rewrite that recomputes every
@@ -56,7 +56,7 @@ def latest_anchor(app: LedgerApp) -> int:
 
 def walked_from(app: LedgerApp) -> list[int]:
     """The versions a cold load's chain walk reads (in another process's place)."""
-    import ledger.trust as trust
+    import ledger.store.trust as trust
 
     seen: list[int] = []
     rows = trust._stored_rows
@@ -290,7 +290,7 @@ def test_an_undecodable_row_in_an_anchored_hand_s_stretch_is_named(app: LedgerAp
     exit status 1) and ``ledger audit hand`` (a discrepancy ``undecodable_event``), never an
     unknown hand or an internal error."""
     from ledger.domain.errors import UndecodableEvent
-    from ledger.history import hand_events
+    from ledger.store.history import hand_events
     from projections.audit.handreplay import hand_replay
 
     tid = table_id(CODE)

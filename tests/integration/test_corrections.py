@@ -38,8 +38,8 @@ from ledger.domain.commands import (
     VoidHand,
 )
 from ledger.domain.errors import LedgerError
-from ledger.history import StorePast, stream
 from ledger.settings import Settings
+from ledger.store.history import StorePast, stream
 from ledger.table.events import table_id
 from projections.audit import AuditReport, verify
 from projections.db import Store

@@ -25,8 +25,8 @@ from ledger.domain.commands import (
     VoidHand,
 )
 from ledger.domain.errors import LedgerError
-from ledger.history import stream
 from ledger.settings import Settings
+from ledger.store.history import stream
 from ledger.table.events import table_id
 from projections.audit import verify
 from projections.db import Store

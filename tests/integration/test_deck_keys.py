@@ -13,7 +13,6 @@ import pytest
 from pydantic import SecretStr
 
 from ledger.application import LedgerApp
-from ledger.deckkeys import deck_key, deck_key_file
 from ledger.domain.commands import (
     BuyIn,
     CashOut,
@@ -26,6 +25,7 @@ from ledger.domain.commands import (
 )
 from ledger.domain.errors import LedgerError
 from ledger.settings import Settings
+from ledger.store.deckkeys import deck_key, deck_key_file
 from projections.audit import verify
 from projections.audit.handreplay import hand_replay
 

@@ -14,9 +14,9 @@ import pytest
 from eventsourcing.persistence import StoredEvent
 
 from ledger.application import LedgerApp
-from ledger.persistence import PydanticMapper
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
+from ledger.store.persistence import PydanticMapper
 
 GAMES = (("caribbean-stud", "CSP-D"), ("stud-hilo", "STUD8-D"), ("chinese-poker", "CHP-D"),
          ("high-card-flush", "HCF-D"))

@@ -16,11 +16,11 @@ from ledger.domain import accounts
 from ledger.domain import records as r
 from ledger.domain.commands import BuyIn, SeatPlayer
 from ledger.domain.records import HandSettled
-from ledger.history import stream
 from ledger.settings import Settings
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.profiles import PROFILES
 from ledger.sim.runner import simulate
+from ledger.store.history import stream
 from tests.support.pure import PureTable
 
 HANDS = {"caribbean-stud": 80, "high-card-flush": 60, "chinese-poker": 60, "stud-hilo": 40}

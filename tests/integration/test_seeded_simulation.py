@@ -9,9 +9,9 @@ import pytest
 
 from ledger.application import LedgerApp
 from ledger.domain.errors import LedgerError
-from ledger.history import stream
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
+from ledger.store.history import stream
 from ledger.table.events import HandSettled
 from projections.audit.verify import verify
 

@@ -20,8 +20,8 @@ from ledger.domain.errors import LedgerError
 from ledger.logs import configure
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
+from ledger.store.trust import snapshot_hmac
 from ledger.table.events import table_id
-from ledger.trust import snapshot_hmac
 from tests.support import tamper
 
 CODE = "CSP-Z"

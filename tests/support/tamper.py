@@ -6,8 +6,8 @@ from typing import Any
 from uuid import UUID
 
 from ledger.application import LedgerApp
-from ledger.persistence import LedgerSQLiteRecorder
-from ledger.pgstore import LedgerPostgresRecorder
+from ledger.store.persistence import LedgerSQLiteRecorder
+from ledger.store.postgres import LedgerPostgresRecorder
 
 
 def _recorder(app: LedgerApp) -> LedgerSQLiteRecorder | LedgerPostgresRecorder:

@@ -60,7 +60,7 @@ def test_help_and_unknown_commands_import_them_all() -> None:
 
 #: What only a PostgreSQL store needs: the driver, its pool, the library's PostgreSQL recorders
 #: and the ledger's.
-POSTGRES_MODULES = ("psycopg", "psycopg_pool", "eventsourcing.postgres", "ledger.pgstore")
+POSTGRES_MODULES = ("psycopg", "psycopg_pool", "eventsourcing.postgres", "ledger.store.postgres")
 
 # Runs `ledger ARGS...` (without ARGS: builds the HTTP API as `ledger serve` does) and, at exit,
 # writes the PostgreSQL modules imported by then to the file named first.
@@ -121,7 +121,7 @@ def test_a_sqlite_store_never_imports_postgresql(tmp_path: Path) -> None:
 #: package (``ledger.domain.money`` holds its table of minor units), and pydantic-settings and what
 #: it imports (asyncio, dotenv: without a ``.env`` file ``ledger.settings`` reads the environment).
 NOT_FOR_ONE_HAND = ("fastapi", "starlette", "uvicorn", "psycopg", "cryptography", "structlog",
-                    "rich", "numpy", "multiprocessing", "ledger.api", "ledger.pgstore",
+                    "rich", "numpy", "multiprocessing", "ledger.api", "ledger.store.postgres",
                     "projections.audit.sealcheck", "projections.audit.parallel",
                     "ledger.games.caribbean", "ledger.games.hcf", "ledger.games.chinese",
                     "iso4217", "pydantic_settings", "dotenv", "asyncio")

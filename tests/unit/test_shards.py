@@ -8,7 +8,7 @@ import pytest
 
 from ledger.domain.errors import LedgerError
 from ledger.settings import Settings
-from ledger.shards import Pattern, parse_shards
+from ledger.store.shards import Pattern, parse_shards
 
 PG = "postgresql://ledger@db-east:5432/ledger"
 

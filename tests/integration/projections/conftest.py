@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from ledger.application import LedgerApp
-from ledger.history import stream
 from ledger.settings import Settings
 from ledger.sim.profiles import PROFILES
 from ledger.sim.runner import simulate
+from ledger.store.history import stream
 from projections.db import Store
 
 HANDS = {"caribbean-stud": 14, "high-card-flush": 12, "chinese-poker": 10, "stud-hilo": 8}

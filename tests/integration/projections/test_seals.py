@@ -216,7 +216,7 @@ def test_the_seal_names_a_cut_or_rewritten_access_log(
     """The last rows of the access log deleted leave a shorter chain that holds; the seal of
     the day holds the log's head, so the cut is named (``seal_access_log``)."""
     from ledger.access import record_access, verify_access_log
-    from ledger.sidetables import ACCESS_TABLE, SideTable
+    from ledger.store.sidetables import ACCESS_TABLE, SideTable
 
     for hand in (1, 2, 3):
         record_access(app, who="cli:eve", what="hand_replay", table="CSP-S", hand=hand)

@@ -28,8 +28,8 @@ import re
 from dataclasses import dataclass
 
 from ledger.domain.errors import InvalidInput, LedgerError
-from ledger.persistence import redact_url, store_env
 from ledger.settings import Settings
+from ledger.store.persistence import redact_url, store_env
 
 NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 PATTERN = re.compile(r"^(\*|[A-Z0-9][A-Z0-9_.-]{0,39}\*?)$")

@@ -1,5 +1,5 @@
 """The ledger's own tables beside the events: principals and the access log (the tokens'
-table is in :mod:`ledger.persistence`), their DDL for both stores, and one small helper to run
+table is in :mod:`ledger.store.persistence`), their DDL for both stores, and one small helper to run
 SQL on them through the application's recorder (SQLite or PostgreSQL alike).
 """
 
@@ -70,7 +70,7 @@ SEALED_MARK = b'"aesgcm1:'
 
 def holds_sealed_decks(recorder: Any) -> bool:
     """Whether any stored event holds a deck sealed with a deck key (one scan of the events,
-    made only when the deck key file is missing: ``ledger.deckkeys.deck_key``)."""
+    made only when the deck key file is missing: ``ledger.store.deckkeys.deck_key``)."""
     events = SideTable(recorder, recorder.events_table_name)
     test = (f"instr(state, {events.p}) > 0" if events.sqlite
             else f"position({events.p}::bytea in state) > 0")

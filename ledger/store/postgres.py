@@ -9,7 +9,7 @@ factory and the recorder by topic, which the library resolves when it opens the 
   attributes, so after a failover every new connection finds the new primary.
 - **The pool** (psycopg_pool) checks each connection before handing it out (its own
   ``check_connection``), gives up waiting for one after ``LEDGER_CONNECT_TIMEOUT`` (less when
-  the caller's wait budget, :mod:`ledger.availability`, has less left), and tries to reconnect
+  the caller's wait budget, :mod:`ledger.store.availability`, has less left), and tries to reconnect
   for a few seconds at a time, so that it reconnects promptly when the server is back.
 - **Retries.** The library retries each store call ten times whatever the cause, each attempt
   waiting for the pool: 10 x 30 s when the server is gone. Here a call retries only while the
@@ -44,10 +44,10 @@ from psycopg.rows import DictRow, dict_row
 from psycopg.sql import SQL, Identifier
 from psycopg_pool import ConnectionPool
 
-from ledger import availability
 from ledger.domain.errors import InvalidInput
-from ledger.persistence import COMMANDS_TABLE, TOKENS_TABLE, CommandRow, corrections_index
-from ledger.sidetables import postgres_ddl
+from ledger.store import availability
+from ledger.store.persistence import COMMANDS_TABLE, TOKENS_TABLE, CommandRow, corrections_index
+from ledger.store.sidetables import postgres_ddl
 
 SCHEMA_LOCK_KEY = 0x1ED6E45C
 """The advisory lock every process takes before creating or migrating the ledger's tables."""
@@ -175,7 +175,7 @@ class LedgerPool(ConnectionPool[Connection[DictRow]]):
 class LedgerPostgresFactory(PostgresFactory):
     """The library's factory with the ledger's pool, bounded retries and locked DDL.
 
-    Chosen with ``PERSISTENCE_MODULE=ledger.pgstore:LedgerPostgresFactory``; reads the extra
+    Chosen with ``PERSISTENCE_MODULE=ledger.store.postgres:LedgerPostgresFactory``; reads the extra
     ``LEDGER_PG_OPTIONS`` (``key=value&...``, the URL's parameters) from the environment.
     """
 

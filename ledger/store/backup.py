@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ledger.domain.errors import InvalidInput, LedgerError
-from ledger.persistence import PostgresTarget, sqlite_path
 from ledger.settings import Settings
+from ledger.store.persistence import PostgresTarget, sqlite_path
 
 
 def backup(settings: Settings, out: Path) -> dict[str, Any]:

@@ -53,7 +53,7 @@ from uuid import UUID, uuid4
 from eventsourcing.application import AggregateNotFoundError, Repository
 
 from ledger.logs import get_logger
-from ledger.persistence import loaded_classes, state_bytes
+from ledger.store.persistence import loaded_classes, state_bytes
 from ledger.table.events import (
     ChainBroken,
     Table,
@@ -65,7 +65,7 @@ from ledger.table.events import (
 from ledger.table.events import topic_of as _topic_of
 from ledger.table.state import GENESIS_HASH
 
-log = get_logger("ledger.trust")
+log = get_logger("ledger.store.trust")
 OPENED_TOPIC = _topic_of(TableOpened)
 DIGEST_KEY = "state_hmac"
 """Key of the snapshot's own digest in its state."""

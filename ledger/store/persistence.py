@@ -1,8 +1,8 @@
 """Event store wiring: the pydantic mapper, recorders with the command log, and the mapping
 from ``LEDGER_DATABASE_URL`` to the eventsourcing library's environment.
 
-The PostgreSQL recorder lives in :mod:`ledger.pgstore`, which only a PostgreSQL store imports:
-nothing here imports psycopg until a PostgreSQL store is opened, so that commands on SQLite
+The PostgreSQL recorder lives in :mod:`ledger.store.postgres`, which only a PostgreSQL store
+imports: nothing here imports psycopg until a PostgreSQL store is opened, so that commands on SQLite
 start without it.
 
 The command log (``ledger_commands``) is written in the same transaction as the events a command
@@ -33,12 +33,12 @@ from eventsourcing.utils import resolve_topic
 from ledger import startup
 from ledger.domain.errors import ConcurrencyError, InvalidInput, LedgerError
 from ledger.settings import Settings
-from ledger.sidetables import SIDE_TABLES, sqlite_ddl
+from ledger.store.sidetables import SIDE_TABLES, sqlite_ddl
 
 if TYPE_CHECKING:  # imported where used: a SQLite store never loads psycopg
     import psycopg
 
-    from ledger.pgstore import PostgresURL
+    from ledger.store.postgres import PostgresURL
 
 COMMANDS_TABLE = "ledger_commands"
 TOKENS_TABLE = "ledger_tokens"
@@ -261,11 +261,11 @@ def store_env(settings: Settings) -> dict[str, str]:
         }
     if parsed.scheme in ("postgresql", "postgres", "postgresql+psycopg"):
         with startup.held():  # psycopg and the library's PostgreSQL modules
-            from ledger.pgstore import PostgresURL
+            from ledger.store.postgres import PostgresURL
 
         where = PostgresURL.parse(url, redact_url(url))
-        return {  # the library imports ledger.pgstore by these topics
-            "PERSISTENCE_MODULE": "ledger.pgstore:LedgerPostgresFactory",
+        return {  # the library imports ledger.store.postgres by these topics
+            "PERSISTENCE_MODULE": "ledger.store.postgres:LedgerPostgresFactory",
             "POSTGRES_DBNAME": where.dbname,
             "POSTGRES_HOST": where.host,
             "POSTGRES_PORT": where.port,
@@ -276,7 +276,7 @@ def store_env(settings: Settings) -> dict[str, str]:
             "POSTGRES_LOCK_TIMEOUT": "10",
             "POSTGRES_CONNECT_TIMEOUT": str(settings.connect_timeout),
             "LEDGER_PG_OPTIONS": urlencode(where.options),
-            "APPLICATION_RECORDER_TOPIC": "ledger.pgstore:LedgerPostgresRecorder",
+            "APPLICATION_RECORDER_TOPIC": "ledger.store.postgres:LedgerPostgresRecorder",
         }
     raise InvalidInput(
         "invalid_database_url",
@@ -424,7 +424,7 @@ class PostgresTarget:
     @classmethod
     def of(cls, settings: Settings) -> PostgresTarget:
         with startup.held():  # psycopg and the library's PostgreSQL modules
-            from ledger.pgstore import PostgresURL
+            from ledger.store.postgres import PostgresURL
 
         url = settings.database_url.strip()
         where = PostgresURL.parse(url, redact_url(url))
@@ -507,7 +507,7 @@ def _prepare_schema(conn: psycopg.Connection[Any], target: PostgresTarget,
                     tables: list[str]) -> dict[str, str]:
     from psycopg.sql import SQL, Identifier
 
-    from ledger.pgstore import schema_lock
+    from ledger.store.postgres import schema_lock
 
     schema = target.schema
     row = conn.execute("SELECT has_schema_privilege(oid, 'USAGE'), "

@@ -2,8 +2,8 @@
 
 A request (or one store call outside a request) gets a **wait budget** of
 ``LEDGER_CONNECT_TIMEOUT`` seconds. Everything it waits for spends from it: a connection from
-the pool (:class:`ledger.pgstore.LedgerPool`), a pause between retries, a table's lock held by
-another request of this process. When the store is down, the first request to find out spends
+the pool (:class:`ledger.store.postgres.LedgerPool`), a pause between retries, a table's lock held
+by another request of this process. When the store is down, the first request to find out spends
 its budget waiting for the pool, and the requests queued behind it on a lock give up when
 their own budget runs out, instead of each waiting its turn for the full timeout: every
 request answers ``store_unavailable`` within the timeout, and the first one after the store is
@@ -94,7 +94,7 @@ def outage(recorder: Any, settings: Any) -> LedgerError | None:
     pool = getattr(getattr(recorder, "datastore", None), "pool", None)
     if pool is None or not getattr(pool, "unreachable", False):
         return None
-    from ledger.persistence import PostgresTarget, StoreError
+    from ledger.store.persistence import PostgresTarget, StoreError
 
     target = PostgresTarget.of(settings)
     return StoreError("store_unavailable",

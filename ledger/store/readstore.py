@@ -41,7 +41,7 @@ def open_reader(settings: Settings, **kwargs: Any) -> Any:
 
         raise not_across_shards("a read store (LEDGER_READ_DATABASE_URL)")
     from ledger.application import LedgerApp
-    from ledger.persistence import StoreError
+    from ledger.store.persistence import StoreError
 
     try:
         app = LedgerApp(chosen, env={"CREATE_TABLE": "no"}, **kwargs)
