@@ -30,7 +30,7 @@ from eventsourcing.persistence import IntegrityError, OperationalError
 
 from ledger.domain.errors import ConcurrencyError, InvalidInput
 from ledger.logs import get_logger
-from ledger.store.persistence import loaded_classes
+from ledger.store.errors import loaded_classes
 from ledger.store.sidetables import ACCESS_TABLE, SideTable
 
 log = get_logger("ledger.access")
@@ -70,9 +70,10 @@ def row_hash(prev_hash: str, seq: int, at: str, who: str, what: str, table: str 
 def _db(store_or_app: Any) -> SideTable:
     if isinstance(store_or_app, SideTable):
         return store_or_app
-    from ledger.fleet import home_of
+    from ledger.store.fleet import home_store_of
 
-    return SideTable(home_of(store_or_app).recorder, ACCESS_TABLE)  # a fleet's: the home store
+    # a fleet's: the home store
+    return SideTable(home_store_of(store_or_app).recorder, ACCESS_TABLE)
 
 
 def _clashes() -> tuple[type[BaseException], ...]:

@@ -8,43 +8,29 @@ first. Every command logs one line.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import random
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
-from functools import cached_property, partial
+from functools import cached_property
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
-from eventsourcing.persistence import IntegrityError, PersistenceError, Recording
-from eventsourcing.utils import strtobool
+from eventsourcing.application import ProcessingEvent
+from eventsourcing.persistence import IntegrityError, Recording
 
 from ledger.approvals import check_approvals
 from ledger.domain.actors import Actor
 from ledger.domain.commands import CORRECTION_COMMANDS, Command, OpenTable
-from ledger.domain.errors import ConcurrencyError, LedgerError, NotFound, StateConflict
+from ledger.domain.errors import ConcurrencyError, LedgerError, StateConflict
 from ledger.logs import get_logger
 from ledger.principals import PrincipalStore
-from ledger.settings import Settings, get_settings
-from ledger.store import availability
-from ledger.store.deckkeys import deck_key
-from ledger.store.persistence import (
-    CommandRow,
-    PydanticMapper,
-    prepare_store,
-    store_env,
-    store_error,
-)
-from ledger.store.sidetables import holds_sealed_decks
-from ledger.store.trust import ChainGuard, TrustedRepository, sign_snapshot, snapshot_key
+from ledger.settings import Settings
+from ledger.store.base import LedgerStore
+from ledger.store.schema import CommandRow
+from ledger.store.trust import sign_snapshot
 from ledger.table.dealing import DeckKeeper
-from ledger.table.decks import SealedDeckKeeper
 from ledger.table.events import Table, TableEvent, TableSnapshot, table_id
 from ledger.table.state import TableState
 
@@ -121,11 +107,8 @@ class CommandResult:
                 "events": self.events}
 
 
-class LedgerApp(Application[UUID]):
-    """The event-sourced ledger of all tables in one store."""
-
-    name = "Ledger"
-    snapshot_class = TableSnapshot
+class LedgerApp(LedgerStore):
+    """The event-sourced ledger of all tables in one store: a store that takes commands."""
 
     def __init__(
         self,
@@ -136,59 +119,11 @@ class LedgerApp(Application[UUID]):
         allow_seeded: bool = False,
         actor: Actor | None = None,
     ) -> None:
-        self.settings = settings or get_settings()
-        self.actor = actor or Actor.cli(self.settings.actor)
-        """Who the events of :meth:`execute` name when the caller names no one (the command
-        line's ``--actor``/``LEDGER_ACTOR``/OS user)."""
+        super().__init__(settings, keeper=keeper, env=env, actor=actor)
         self.allow_seeded = allow_seeded
         """Whether tables dealing from a seeded shuffle may be opened and played (simulations:
         ``ledger simulate --seed``, ``ledger demo``); refused otherwise (the HTTP API)."""
-        merged = {
-            **store_env(self.settings),
-            **prepare_store(self.settings, self.name.lower()),
-            "IS_SNAPSHOTTING_ENABLED": "y",
-            # Fresh reads (DESIGN "Several processes, one truth"): a table served from the
-            # cache is first brought forward with the events stored after its version (one
-            # indexed query; another process may have written). ops/bench/fresh_reads.py.
-            "AGGREGATE_CACHE_FASTFORWARD": "y",
-            "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
-            **(env or {}),
-        }
-        if self.settings.cache_size > 0:
-            merged["AGGREGATE_CACHE_MAXSIZE"] = str(self.settings.cache_size)
-        try:
-            super().__init__(env=merged)
-        except PersistenceError as exc:
-            found = store_error(exc, self.settings)
-            if found is None:
-                raise
-            raise found from exc
-        self.keeper: DeckKeeper = keeper or SealedDeckKeeper(
-            deck_key(self.settings, partial(holds_sealed_decks, self.recorder)))
-        self.snapshot_key = snapshot_key(self.keeper)
-        self.repository.key = self.snapshot_key
-        self.repository.anchor_every = self.settings.chain_anchor_interval
         self.principals = PrincipalStore(self.recorder)
-        self._locks: dict[UUID, threading.Lock] = {}
-        self._locks_guard = threading.Lock()
-
-    def construct_mapper(self) -> PydanticMapper:
-        return PydanticMapper()
-
-    def construct_repository(self) -> TrustedRepository:
-        """The library's repository, but a cold load trusts only what matches the chain."""
-        maxsize = self.env.get(self.AGGREGATE_CACHE_MAXSIZE)
-        repository = TrustedRepository(
-            event_store=self.events, snapshot_store=self.snapshots,
-            cache_maxsize=int(maxsize) if maxsize else None,
-            fastforward=strtobool(self.env.get(self.AGGREGATE_CACHE_FASTFORWARD, "y")),
-            deepcopy_from_cache=strtobool(self.env.get(self.DEEPCOPY_FROM_AGGREGATE_CACHE, "y")))
-        repository.guard = ChainGuard(self.recorder, repository.anchor)
-        return repository
-
-    @property
-    def repository(self) -> TrustedRepository:
-        return self._repository  # type: ignore[return-value]
 
     # --- commands -----------------------------------------------------------------------
 
@@ -330,72 +265,6 @@ class LedgerApp(Application[UUID]):
             )
         return CommandResult.from_json(row.result, replayed=True)
 
-    # --- reading ------------------------------------------------------------------------
-
-    def load(self, code: str) -> Table:
-        """The table with every event committed before the call: from the cache, brought
-        forward with the events stored since (by any process), or from the store."""
-        tid = table_id(code)
-        try:
-            table: Table = self.repository.get(tid)
-        except AggregateNotFoundError:
-            raise NotFound("unknown_table", f"no table {code!r} is open", table=code) from None
-        except BaseException:
-            self._evict(tid)  # a fast-forward that failed half-way leaves no torn table
-            raise
-        return table
-
-    @contextmanager
-    def reading(self, code: str) -> Iterator[Table]:
-        """Hold the table's lock while reading its state."""
-        with self._table_lock(table_id(code)):
-            yield self.load(code)
-
-    @contextmanager
-    def peeking(self, code: str) -> Iterator[Table]:
-        """Like :meth:`reading`, but a table that was not in the cache is not left there: another
-        process may write to it next, and an aggregate cached now would go stale, where a later
-        command or read would otherwise load it fresh from the store."""
-        tid = table_id(code)
-        cache = self.repository.cache
-        with self._table_lock(tid):
-            was_cached = cache is None or _in_cache(cache, tid)
-            try:
-                yield self.load(code)
-            finally:
-                if not was_cached:
-                    self._evict(tid)
-
-    def _exists(self, tid: UUID) -> bool:
-        if self.repository.cache is not None:
-            try:
-                self.repository.cache.get(tid)
-                return True
-            except KeyError:
-                pass
-        return bool(self.recorder.select_events(tid, limit=1))
-
-    # --- plumbing -----------------------------------------------------------------------
-
-    @contextmanager
-    def _table_lock(self, tid: UUID) -> Iterator[None]:
-        """The table's lock in this process; a request gives up waiting for it when its wait
-        budget (LEDGER_CONNECT_TIMEOUT) is spent (ledger.store.availability)."""
-        with self._locks_guard:
-            lock = self._locks.setdefault(tid, threading.Lock())
-        with availability.waiting_for(lock, self.store_down, "the table"):
-            yield
-
-    def store_down(self) -> LedgerError | None:
-        """``store_unavailable`` when the store was unreachable at the last attempt."""
-        return availability.outage(self.recorder, self.settings)
-
-    def _evict(self, tid: UUID) -> None:
-        cache = self.repository.cache
-        if cache is not None:
-            with contextlib.suppress(KeyError):
-                cache.get(tid, evict=True)
-
     def save(self, *objs: Any, **kwargs: Any) -> list[Recording[UUID]]:
         """Record the pending events of one table (and the command row) in one transaction.
 
@@ -429,11 +298,3 @@ class LedgerApp(Application[UUID]):
                 self.snapshots.put([sign_snapshot(self.snapshot_key, taken)])
             except Exception as exc:
                 log.warning("snapshot_failed", table_id=str(aggregate.id), error=str(exc))
-
-
-def _in_cache(cache: Any, tid: UUID) -> bool:
-    try:
-        cache.get(tid)
-    except KeyError:
-        return False
-    return True

@@ -34,7 +34,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from ledger.domain.commands import TABLE_CODE_PATTERN
 from ledger.domain.errors import InvalidInput, NotFound
-from ledger.store.persistence import TOKENS_TABLE
+from ledger.store.schema import TOKENS_TABLE
 
 Role = Literal["device", "auditor", "accounting", "admin"]
 ROLES: tuple[str, ...] = get_args(Role)

@@ -62,11 +62,11 @@ def correction_events(app: Any, code: str, hand_no: int, *, after: int = 0) -> l
     command costs the same whether or not the follower has run. A correction event that
     cannot be decoded raises :class:`ledger.domain.errors.UndecodableEvent`, naming it."""
     from ledger.domain.records import HandCorrected, SeatCorrected
-    from ledger.fleet import app_of
+    from ledger.store.fleet import store_of
     from ledger.store.history import decoded
     from ledger.table.events import table_id
 
-    app = app_of(app, code)
+    app = store_of(app, code)
     tid = table_id(code)
     found: list[Any] = []
     for stored in _stored_of(app, tid, after):
@@ -85,7 +85,7 @@ def indexed_corrections(app: Any, tid: Any, after: int, upto: int) -> list[int] 
     PostgreSQL one (no index)."""
     from eventsourcing.sqlite import SQLiteApplicationRecorder
 
-    from ledger.store.persistence import loaded_classes
+    from ledger.store.errors import loaded_classes
 
     if not isinstance(app.recorder, (SQLiteApplicationRecorder, *loaded_classes(
             "eventsourcing.postgres", "PostgresApplicationRecorder"))):
@@ -96,19 +96,16 @@ def indexed_corrections(app: Any, tid: Any, after: int, upto: int) -> list[int] 
 
 def _stored_of(app: Any, tid: Any, after: int) -> Iterator[Any]:
     """The table's stored correction events after ``after``, in version order: found by the
-    database through the corrections index (``ledger.store.persistence.CORRECTIONS_WHERE``; without
+    database through the corrections index (``ledger.store.schema.CORRECTIONS_WHERE``; without
     it, by comparing the topic of each of the table's rows after ``after``), then read;
     through the recorder's API page by page for a recorder other than the library's SQLite or
     PostgreSQL one."""
     from eventsourcing.persistence import StoredEvent
     from eventsourcing.sqlite import SQLiteApplicationRecorder
 
-    from ledger.store.persistence import (
-        CORRECTION_TOPICS,
-        CORRECTIONS_WHERE,
-        loaded_classes,
-        state_bytes,
-    )
+    from ledger.store.errors import loaded_classes
+    from ledger.store.mapper import state_bytes
+    from ledger.store.schema import CORRECTION_TOPICS, CORRECTIONS_WHERE
 
     if not isinstance(app.recorder, (SQLiteApplicationRecorder, *loaded_classes(
             "eventsourcing.postgres", "PostgresApplicationRecorder"))):

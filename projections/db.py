@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ledger.store.persistence import loaded_classes
+from ledger.store.errors import loaded_classes
 
 Row = dict[str, Any]
 Params = Sequence[Any]

@@ -7,7 +7,7 @@ and wraps it in a dataclass). :class:`Decoder` turns a row into its event: the s
 parsed once per table; an event whose class is at version 1 and whose stored JSON is an object
 without a ``class_version`` is validated in one step by its pydantic model, with the envelope
 (the row's id and version) appended as the object's last keys, as
-:meth:`ledger.store.persistence.PydanticMapper.to_domain_event` does; every other row, and every row
+:meth:`ledger.store.mapper.PydanticMapper.to_domain_event` does; every other row, and every row
 that step refuses for any reason, goes to the application's mapper, which decides the outcome
 and the error exactly as before. So the events the views see are the mapper's, value for value.
 """
@@ -20,7 +20,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 
-from ledger.store.persistence import PydanticMapper
+from ledger.store.mapper import PydanticMapper
 from projections.db import Store
 
 Row = tuple[int, Any, int, str, Any]

@@ -23,7 +23,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from typing import Any
 
-from ledger.fleet import Fleet
+from ledger.store.fleet import StoreFleet
 from projections.db import Row
 from projections.queries import MAX_LIMIT, ReadModel
 from projections.runner import Progress, Runner, ViewStatus
@@ -39,7 +39,7 @@ def by(*columns: str) -> Key:
 class FleetReadModel(ReadModel):
     """The queries of :class:`ReadModel` over every store of a fleet (see the module)."""
 
-    def __init__(self, fleet: Fleet, *, ensure_schema: bool = True) -> None:
+    def __init__(self, fleet: StoreFleet[Any], *, ensure_schema: bool = True) -> None:
         self.fleet = fleet
         self.models = {name: ReadModel(app, ensure_schema=ensure_schema)
                        for name, app in fleet.apps.items()}
@@ -224,7 +224,7 @@ def paged_merge(queries: Sequence[Callable[..., list[Row]]], key: Key, limit: in
 class FleetRunner:
     """The views of every store of a fleet, caught up store by store."""
 
-    def __init__(self, fleet: Fleet, views: Sequence[str] | None = None, *,
+    def __init__(self, fleet: StoreFleet[Any], views: Sequence[str] | None = None, *,
                  batch_size: int = 1_000) -> None:
         self.fleet = fleet
         self.runners = {name: Runner(app, views, batch_size=batch_size)
@@ -277,14 +277,14 @@ class FleetRunner:
 
 def read_model(ledger: Any, *, ensure_schema: bool = True) -> ReadModel:
     """The read model of a ledger: one store's, or the fleet's over every store."""
-    if isinstance(ledger, Fleet):
+    if isinstance(ledger, StoreFleet):
         return FleetReadModel(ledger, ensure_schema=ensure_schema)
     return ReadModel(ledger, ensure_schema=ensure_schema)
 
 
 def runner(ledger: Any, views: Sequence[str] | None = None) -> Runner | FleetRunner:
     """The projection runner of a ledger: one store's, or the fleet's over every store."""
-    if isinstance(ledger, Fleet):
+    if isinstance(ledger, StoreFleet):
         return FleetRunner(ledger, views)
     return Runner(ledger, views)
 
@@ -311,7 +311,7 @@ def fetch_all(model: ReadModel, sql: str, params: Sequence[Any], key: Key) -> li
     return rows
 
 
-def placement(fleet: Fleet) -> list[Row]:
+def placement(fleet: StoreFleet[Any]) -> list[Row]:
     """Every table of every store: ``table``, ``held_by`` (the shard whose store holds it) and
     ``mapped_to`` (the shard the map names for its code, None when no pattern matches);
     ``in_place`` when the two agree. A table out of place is refused (``table_moved``) until

@@ -123,11 +123,11 @@ def _uuid(value: Any) -> UUID:
 
 def _open(settings: Any) -> None:
     global _worker_app
-    from ledger.application import LedgerApp
+    from ledger.store.base import LedgerStore
     from ledger.logs import configure
 
     configure(settings.log_level)
-    _worker_app = LedgerApp(settings)
+    _worker_app = LedgerStore(settings)
 
 
 def _build(views: list[str], share: list[UUID], head: int, batch_size: int,

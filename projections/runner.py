@@ -31,7 +31,7 @@ from typing import Any
 from ledger.domain.errors import LedgerError, NotFound, StateConflict
 from ledger.domain.records import CORRECTIONS
 from ledger.logs import get_logger
-from ledger.store.persistence import StoreError, permission_denied
+from ledger.store.errors import StoreError, permission_denied
 from ledger.table.events import TableEvent, TableOpened
 from projections import decode, unholdable
 from projections.base import Item, View, ancestry
@@ -563,7 +563,7 @@ class Runner:
         return (REBUILD_LOCK_KEY, zlib.crc32((self.store.schema or "").encode()) - 2**31)
 
     def _rebuild_lock_path(self) -> str | None:
-        from ledger.store.persistence import sqlite_path
+        from ledger.store.urls import sqlite_path
 
         path = sqlite_path(str(self.app.settings.database_url).strip())
         return None if path == ":memory:" else path + ".rebuilding"

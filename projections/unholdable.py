@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ledger.domain.errors import LedgerError
-from ledger.store.persistence import loaded_classes
+from ledger.store.errors import loaded_classes
 from projections.base import Item
 from projections.db import Store, iso
 
@@ -97,7 +97,7 @@ def holdable_as_stored(event: Any) -> bool:
     two searches, a few times cheaper than a walk of the decoded values). False when it
     may hold one, or when it was not read from stored JSON: :func:`too_large` then looks at each
     value. Sound because an event's values are those pydantic reads from exactly that JSON
-    (``ledger.store.persistence.PydanticMapper``: its envelope ids come from the row, and no upcast
+    (``ledger.store.mapper.PydanticMapper``: its envelope ids come from the row, and no upcast
     computes values while the event's class is at version 1); its integers are written in the
     JSON as digits, in a number or in a string (pydantic's lax mode reads ``" +1_000.0 "`` as
     1000), or as a number with an exponent, or spelt with escapes; the version is checked

@@ -280,7 +280,7 @@ def internal_error_response(request: Request, exc: Exception) -> JSONResponse:
 
 def _store_failure(request: Request, exc: Exception) -> LedgerError | None:
     """``exc`` as the store's coded failure (``store_unavailable``, ...), or None."""
-    from ledger.store.persistence import store_error
+    from ledger.store.errors import store_error
 
     ledger = getattr(request.app.state, "ledger", None)
     if ledger is None:

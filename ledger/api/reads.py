@@ -28,7 +28,7 @@ from ledger.api.readmodels import ConfigRow, HandDetail, HandSummary, PlayerHand
 from ledger.application import LedgerApp
 from ledger.fleet import Ledger, home_of
 from ledger.store.availability import waiting_for
-from ledger.store.persistence import StoreError
+from ledger.store.errors import StoreError
 from ledger.store.readstore import REPLAY_WAIT_S, views_position
 from projections.db import Store
 from projections.fleet import each, read_model, runner

@@ -78,7 +78,7 @@ def verify(
 
     Exit status 0 only when everything holds; 1 when a discrepancy is found (each is listed
     with its table, hand, kind, expected and recorded values and rule id); 2 on bad input."""
-    from ledger.fleet import log_head, table_guard
+    from ledger.store.fleet import log_head, table_guard
     from projections.audit import keys
     from projections.audit.parallel import default_jobs
     from projections.audit.seal import FORMAT_V1, read_seals, seal_key
@@ -162,7 +162,8 @@ def hand(
     from ledger.cli.replay import stored_head, vouch
     from ledger.domain.records import Record
     from ledger.domain.results import hand_results
-    from ledger.fleet import app_of, table_guard
+    from ledger.fleet import app_of
+    from ledger.store.fleet import table_guard
     from ledger.store.readstore import primary_of
     from ledger.table.events import table_id
     from projections.audit.handreplay import hand_replay

@@ -134,7 +134,7 @@ def handle_errors(settings: Settings | None = None) -> Iterator[None]:
     except LedgerError as exc:
         fail(exc)
     except Exception as exc:
-        from ledger.store.persistence import store_error
+        from ledger.store.errors import store_error
 
         found = store_error(exc, settings) if settings is not None else None
         if found is None:
@@ -148,7 +148,7 @@ def run(command: Any) -> None:
 
     - a :class:`LedgerError` (the commands' own, raised outside :func:`handle_errors` too);
     - a usage error (a bad option or argument): ``invalid_argument``;
-    - a store failure (:func:`ledger.store.persistence.store_error`: ``store_corrupt``,
+    - a store failure (:func:`ledger.store.errors.store_error`: ``store_corrupt``,
       ``store_unavailable``, ``store_permission_denied``, ...);
     - an operating-system error on a path (a file under a regular file, a directory where a
       file was meant, an unreadable file): ``invalid_path`` or ``permission_denied``;
@@ -201,7 +201,7 @@ def cli_error(exc: BaseException) -> LedgerError:
     from pydantic import ValidationError
 
     from ledger.logs import frames
-    from ledger.store.persistence import sqlite_failure, store_error
+    from ledger.store.errors import sqlite_failure, store_error
 
     settings = _settings_or_none()
     found = store_error(exc, settings) if settings is not None else None
@@ -245,7 +245,7 @@ def _settings_or_none() -> Settings | None:
 
 
 def _store_path(settings: Settings | None) -> str:
-    from ledger.store.persistence import sqlite_path
+    from ledger.store.urls import sqlite_path
 
     url = settings.database_url.strip() if settings is not None else ""
     return sqlite_path(url) if url.startswith("sqlite:") else "the store"

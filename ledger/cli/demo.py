@@ -149,7 +149,7 @@ def _with_tray(ledger: Any, game: str, code: str, hands: int, seed: int, advance
 
 def _read_side(ledger: Any, console: Console, out: Path) -> bool:
     """Rebuild the projections, audit every table, write the day's exports; True if clean."""
-    from ledger.fleet import log_head
+    from ledger.store.fleet import log_head
     from projections.audit import verify
     from projections.context import current_gaming_day
     from projections.exports.accounting import export_accounting

@@ -88,7 +88,7 @@ def hands(
     this export's files and no others. The projections are brought up to date first."""
     from ledger.access import record_access
     from ledger.cli.projections import catch_up
-    from ledger.fleet import table_guard
+    from ledger.store.fleet import table_guard
     from ledger.store.readstore import primary_of
     from projections.context import parse_day
     from projections.exports.hands import export_hands

@@ -35,7 +35,7 @@ def vouch(ledger: Any, tid: UUID, head: Any) -> None:
     the audit's walk of the chain found no break (the guard's checks are a part of the
     audit's: versions from 1 without a gap, the opening first on the genesis link, each row
     carrying the digest of the one before)."""
-    from ledger.store.persistence import state_bytes
+    from ledger.store.mapper import state_bytes
     from ledger.table.events import chain_digest
 
     if head is not None:
@@ -104,7 +104,8 @@ def replay(
     from ledger.domain.records import HAND_ENDINGS, HandCorrected, HandStarted, Record
     from ledger.domain.results import hand_results
     from ledger.domain.rulebook import cited
-    from ledger.fleet import app_of, table_guard
+    from ledger.fleet import app_of
+    from ledger.store.fleet import table_guard
     from ledger.store.history import hand_events, opening
     from ledger.store.readstore import primary_of
     from ledger.table.describe import describe, results_lines, transfer_line

@@ -355,7 +355,7 @@ def hands(
     """The hands a player took part in, across tables, oldest first (with --from/--to: the
     gaming days in between)."""
     from ledger.cli.projections import catch_up
-    from ledger.fleet import table_guard
+    from ledger.store.fleet import table_guard
     from projections.fleet import read_model
     from projections.reports.players import player_hands
 

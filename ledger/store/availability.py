@@ -20,6 +20,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from ledger.domain.errors import ConcurrencyError, LedgerError
+from ledger.store.errors import PostgresTarget, StoreError
 
 LOCK_POLL_S = 0.05
 
@@ -94,8 +95,6 @@ def outage(recorder: Any, settings: Any) -> LedgerError | None:
     pool = getattr(getattr(recorder, "datastore", None), "pool", None)
     if pool is None or not getattr(pool, "unreachable", False):
         return None
-    from ledger.store.persistence import PostgresTarget, StoreError
-
     target = PostgresTarget.of(settings)
     return StoreError("store_unavailable",
                       f"cannot reach {target}: {target.scrub(pool.last_error)}",

@@ -28,13 +28,14 @@ from typing import Any
 
 from ledger.domain.errors import InvalidInput, LedgerError
 from ledger.settings import Settings
-from ledger.store.persistence import PostgresTarget, sqlite_path
+from ledger.store.errors import PostgresTarget
+from ledger.store.urls import sqlite_path
 
 
 def backup(settings: Settings, out: Path) -> dict[str, Any]:
     """Copy the store into the directory ``out``; the manifest written there."""
     if settings.shards.strip():  # LEDGER_DATABASE_URL is not the fleet's store: never copy it
-        from ledger.fleet import not_across_shards
+        from ledger.store.fleet import not_across_shards
 
         raise not_across_shards("a backup")
     url = settings.database_url.strip()

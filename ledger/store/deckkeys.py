@@ -31,7 +31,7 @@ def deck_key_file(settings: Settings) -> Path | None:
         return Path(settings.deck_key_file).expanduser()
     url = settings.database_url.strip()
     if urlparse(url).scheme == "sqlite":
-        from ledger.store.persistence import sqlite_path
+        from ledger.store.urls import sqlite_path
 
         path = sqlite_path(url)
         if path != ":memory:":

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, cast
 
-from ledger.application import LedgerApp
 from ledger.domain.errors import LedgerError, NotFound, UndecodableEvent
 from ledger.domain.records import HAND_ENDINGS, HandStarted
-from ledger.fleet import Ledger, app_of
+from ledger.store.base import LedgerStore
+from ledger.store.fleet import Stores, store_of
 from ledger.table.events import (
     EVENT_FOR,
     ChainBroken,
@@ -36,7 +36,7 @@ def undecodable(table: str, version: int, exc: BaseException) -> UndecodableEven
         table=table, version=version, error=error)
 
 
-def decoded(app: LedgerApp, stored: Any, table: str) -> TableEvent:
+def decoded(app: LedgerStore, stored: Any, table: str) -> TableEvent:
     """The event of a stored row of ``table``; :class:`UndecodableEvent` when it cannot be
     decoded (an unknown topic, not JSON, a field that fails validation, no such class
     version), never the decoder's own error."""
@@ -46,11 +46,11 @@ def decoded(app: LedgerApp, stored: Any, table: str) -> TableEvent:
         raise undecodable(table, stored.originator_version, exc) from exc
 
 
-def stream(app: Ledger, code: str, *, after: int = 0) -> Iterator[TableEvent]:
+def stream(app: Stores, code: str, *, after: int = 0) -> Iterator[TableEvent]:
     """Every event of the table after version ``after``, in order, page by page (``app``: an
     application, or a fleet: the store that holds the table); :class:`UndecodableEvent` at a
     row that cannot be decoded."""
-    app = app_of(app, code)
+    app = store_of(app, code)
     tid = table_id(code)
     while True:
         page = app.recorder.select_events(tid, gt=after, limit=_PAGE)
@@ -61,7 +61,7 @@ def stream(app: Ledger, code: str, *, after: int = 0) -> Iterator[TableEvent]:
         after = page[-1].originator_version
 
 
-def hand_events(app: Ledger, code: str, hand_no: int) -> list[TableEvent]:
+def hand_events(app: Stores, code: str, hand_no: int) -> list[TableEvent]:
     """The events of hand ``hand_no`` (from HandStarted to its ending, or so far).
 
     Finds the hand by binary search over versions, so it costs the same on a long history;
@@ -73,7 +73,7 @@ def hand_events(app: Ledger, code: str, hand_no: int) -> list[TableEvent]:
     that cannot be decoded (by the search's probes or in the hand) raises
     :class:`UndecodableEvent`, naming it.
     """
-    app = app_of(app, code)
+    app = store_of(app, code)
     tid = table_id(code)
     rows = app.recorder.select_events(tid, desc=True, limit=1) if hand_no >= 1 else []
     if rows:
@@ -102,7 +102,7 @@ def hand_events(app: Ledger, code: str, hand_no: int) -> list[TableEvent]:
     return _hand_from(app, code, hand_no, _hand_start(app, tid, hand_no, table.version, code))
 
 
-def _hand_from(app: LedgerApp, code: str, hand_no: int, start: int) -> list[TableEvent]:
+def _hand_from(app: LedgerStore, code: str, hand_no: int, start: int) -> list[TableEvent]:
     """The events of hand ``hand_no`` read from version ``start`` on."""
     events: list[TableEvent] = []
     for event in stream(app, code, after=start - 1):
@@ -116,7 +116,7 @@ def _hand_from(app: LedgerApp, code: str, hand_no: int, start: int) -> list[Tabl
     return events
 
 
-def _scanned(app: LedgerApp, code: str, hand_no: int) -> list[TableEvent]:
+def _scanned(app: LedgerStore, code: str, hand_no: int) -> list[TableEvent]:
     events = [e for e in stream(app, code) if getattr(e, "hand_no", None) == hand_no]
     if not events:
         raise NotFound("unknown_hand", f"table {code} has no hand {hand_no}", table=code,
@@ -124,7 +124,7 @@ def _scanned(app: LedgerApp, code: str, hand_no: int) -> list[TableEvent]:
     return events
 
 
-def opening(app: Ledger, code: str) -> TableOpened:
+def opening(app: Stores, code: str) -> TableOpened:
     """The table's opening event, as stored (its code, game, currency and time zone; ``app``:
     an application, or a fleet: the store that holds the table)."""
     first = next(stream(app, code), None)
@@ -133,7 +133,7 @@ def opening(app: Ledger, code: str) -> TableOpened:
     return first
 
 
-def _hand_start(app: LedgerApp, tid: Any, hand_no: int, upto: int, table: str) -> int:
+def _hand_start(app: LedgerStore, tid: Any, hand_no: int, upto: int, table: str) -> int:
     """The first version at or after which the first hand event belongs to hand ``hand_no``
     or a later one (binary search over versions 1 to ``upto``): where the hand's events begin
     (``table``: the table's name in an :class:`UndecodableEvent`)."""
@@ -148,7 +148,7 @@ def _hand_start(app: LedgerApp, tid: Any, hand_no: int, upto: int, table: str) -
     return lo
 
 
-def _first_hand_no(app: LedgerApp, tid: Any, version: int, table: str) -> int | None:
+def _first_hand_no(app: LedgerStore, tid: Any, version: int, table: str) -> int | None:
     """The hand number of the first hand event at or after ``version``."""
     after = version - 1
     while True:
@@ -175,7 +175,7 @@ class StorePast:
     table's code; its id when not given).
     """
 
-    def __init__(self, app: LedgerApp, tid: Any, upto: int, *, snapshots: bool,
+    def __init__(self, app: LedgerStore, tid: Any, upto: int, *, snapshots: bool,
                  checkpoints: dict[int, dict[str, Any]] | None = None,
                  label: str | None = None) -> None:
         self.app = app

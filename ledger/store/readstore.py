@@ -32,19 +32,19 @@ def read_settings(settings: Settings) -> Settings | None:
 
 
 def open_reader(settings: Settings, **kwargs: Any) -> Any:
-    """The ledger application on the read store (no DDL), or None when there is none."""
+    """The store on the read store's URL (no DDL, no commands), or None when there is none."""
     chosen = read_settings(settings)
     if chosen is None:
         return None
     if settings.shards.strip():  # one standby per shard is not built yet
-        from ledger.fleet import not_across_shards
+        from ledger.store.fleet import not_across_shards
 
         raise not_across_shards("a read store (LEDGER_READ_DATABASE_URL)")
-    from ledger.application import LedgerApp
-    from ledger.store.persistence import StoreError
+    from ledger.store.base import LedgerStore
+    from ledger.store.errors import StoreError
 
     try:
-        app = LedgerApp(chosen, env={"CREATE_TABLE": "no"}, **kwargs)
+        app = LedgerStore(chosen, env={"CREATE_TABLE": "no"}, **kwargs)
     except StoreError as exc:  # say which store: the message names only host and port
         raise StoreError(exc.code, f"read store (LEDGER_READ_DATABASE_URL): {exc.message}",
                          **exc.details) from None
@@ -60,9 +60,9 @@ def primary_of(app: Any) -> Iterator[Any]:
     if not is_replica(app):
         yield app
         return
-    from ledger.application import LedgerApp
+    from ledger.store.base import LedgerStore
 
-    primary = LedgerApp(app.primary_settings)
+    primary = LedgerStore(app.primary_settings)
     try:
         yield primary
     finally:

@@ -18,7 +18,7 @@ store; a URL the ledger cannot use.
 Because no two patterns overlap, adding a shard for new codes never re-routes a table that
 exists: a code matching no pattern could never have been opened (``no_shard``). Editing or
 removing a pattern can; the fleet then refuses to serve the table from anywhere but the store
-that holds it (``table_moved``, :mod:`ledger.fleet`), and ``ledger shards`` lists every
+that holds it (``table_moved``, :mod:`ledger.store.fleet`), and ``ledger shards`` lists every
 table whose store is not the one the map names.
 """
 
@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 from ledger.domain.errors import InvalidInput, LedgerError
 from ledger.settings import Settings
-from ledger.store.persistence import redact_url, store_env
+from ledger.store.persistence import store_env
+from ledger.store.urls import redact_url
 
 NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 PATTERN = re.compile(r"^(\*|[A-Z0-9][A-Z0-9_.-]{0,39}\*?)$")

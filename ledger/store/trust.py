@@ -53,7 +53,8 @@ from uuid import UUID, uuid4
 from eventsourcing.application import AggregateNotFoundError, Repository
 
 from ledger.logs import get_logger
-from ledger.store.persistence import loaded_classes, state_bytes
+from ledger.store.errors import loaded_classes
+from ledger.store.mapper import state_bytes
 from ledger.table.events import (
     ChainBroken,
     Table,

@@ -28,7 +28,8 @@ from ledger.domain.commands import BuyIn, Command, OpenTable, SeatPlayer
 from ledger.settings import Settings
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.caribbean import CaribbeanBot
-from ledger.store.persistence import PydanticMapper, store_env
+from ledger.store.mapper import PydanticMapper
+from ledger.store.persistence import store_env
 from ledger.table.dealing import OpenDeckKeeper
 from ledger.table.state import TableState
 

@@ -30,7 +30,7 @@ from functools import lru_cache
 from typing import Any
 from uuid import UUID, uuid4
 
-from ledger.store.persistence import state_bytes
+from ledger.store.mapper import state_bytes
 from ledger.table.events import TableOpened as TableOpenedEvent
 from ledger.table.events import chain_digest, topic_of
 from ledger.table.state import GENESIS_HASH

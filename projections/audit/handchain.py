@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 from uuid import UUID
 
-from ledger.store.persistence import COMMANDS_TABLE
+from ledger.store.schema import COMMANDS_TABLE
 from ledger.table.state import GENESIS_HASH
 from projections.audit.chain import ChainCheck, Copy, LogCopies, _copies, chain_breaks
 from projections.db import Store

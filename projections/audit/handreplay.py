@@ -21,8 +21,8 @@ from ledger.domain import records as r
 from ledger.domain.actors import actor_text
 from ledger.domain.cards import verify_commitment
 from ledger.domain.errors import LedgerError, NotFound, UndecodableEvent
-from ledger.fleet import app_of
 from ledger.principals import PrincipalStore
+from ledger.store.fleet import store_of
 from ledger.table.describe import describe, transfer_line
 from projections.audit.chain import CHAIN_KINDS
 from projections.audit.compare import as_data
@@ -98,7 +98,7 @@ def hand_replay(app: Any, table: str, hand_no: int) -> HandReplay:
     replay starts from the latest signed snapshot before the hand whose chain digest the
     walk of its stretch verifies (:mod:`projections.audit.handchain`), see
     :func:`_anchored_replay`."""
-    app = app_of(app, table)
+    app = store_of(app, table)
     tid = _existing(app, table)
     replay = HandReplay(table=table, hand_no=hand_no)
     replay.game, replay.currency, replay.timezone = _table_info(app, tid)

@@ -37,7 +37,7 @@ def default_key_file(settings: Any) -> Path:
         return Path(configured)
     url = str(settings.database_url).strip()
     if urlparse(url).scheme == "sqlite":
-        from ledger.store.persistence import sqlite_path
+        from ledger.store.urls import sqlite_path
 
         path = sqlite_path(url)
         if path != ":memory:":

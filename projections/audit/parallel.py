@@ -73,11 +73,11 @@ def audit_tables(
 
 def _open(settings: Any) -> None:
     global _worker_app
-    from ledger.application import LedgerApp
+    from ledger.store.base import LedgerStore
     from ledger.logs import configure
 
     configure(settings.log_level)
-    _worker_app = LedgerApp(settings)
+    _worker_app = LedgerStore(settings)
 
 
 def _audit_one(tid: UUID, day: str | None, positions: dict[str, int],

@@ -40,7 +40,8 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 
 from ledger.logs import get_logger
-from ledger.store.persistence import COMMANDS_TABLE, state_bytes
+from ledger.store.mapper import state_bytes
+from ledger.store.schema import COMMANDS_TABLE
 from projections.db import Row, Store, Tx
 
 log = get_logger(__name__)

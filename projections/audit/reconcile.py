@@ -299,7 +299,7 @@ def mark_outdated(app: Any, views: Iterable[str]) -> None:
                            "updated_at = ? WHERE view = ? AND fingerprint NOT LIKE ?",
                            (MISMATCH, iso_now(), name, MISMATCH + "%"))
     except Exception as exc:
-        from ledger.store.persistence import permission_denied
+        from ledger.store.errors import permission_denied
 
         if not permission_denied(exc):
             raise

@@ -40,8 +40,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ledger.access import access_head
 from ledger.domain.errors import InvalidInput, LedgerError, StateConflict
-from ledger.fleet import Fleet, not_across_shards
-from ledger.store.persistence import state_bytes
+from ledger.store.fleet import StoreFleet, not_across_shards
+from ledger.store.mapper import state_bytes
 from ledger.table.events import TableOpened, chain_digest
 from ledger.table.state import TableState
 from projections.audit import keys
@@ -78,7 +78,7 @@ def make_seal(app: Any, day: str, key: Ed25519PrivateKey, *,
     any table is ``day_not_started``. A day still in progress somewhere is sealed with the
     heads as they are now; see :func:`unfinished`.
     """
-    if isinstance(app, Fleet):
+    if isinstance(app, StoreFleet):
         raise not_across_shards("sealing a gaming day")
     day = parse_day(day)
     start: time = app.settings.gaming_day_start

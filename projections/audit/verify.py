@@ -34,10 +34,11 @@ from ledger.domain import accounts
 from ledger.domain import records as r
 from ledger.domain.accounts import net_flows
 from ledger.domain.errors import NotFound
-from ledger.fleet import Fleet, not_across_shards
 from ledger.principals import PrincipalStore
+from ledger.store.fleet import StoreFleet, not_across_shards
 from ledger.store.history import StorePast
-from ledger.store.persistence import CORRECTION_TOPICS, state_bytes
+from ledger.store.mapper import state_bytes
+from ledger.store.schema import CORRECTION_TOPICS
 from ledger.table.events import TableEvent, TableOpened, chain_digest, table_id
 from ledger.table.state import TableState
 from projections.audit.approvers import ApproverCheck
@@ -80,8 +81,8 @@ def verify(app: Any, *, table: str | None = None, day: str | None = None,
     ``seals`` (or one ``seal``): signed seals to check the store against (``public_key`` for
     the current format, ``seal_key`` for the first, HMAC, format). ``jobs``: processes to
     spread the tables over (a small store, or an audit with seals, runs in this process).
-    ``app`` may be a fleet (``ledger.fleet``): each store is audited, into one report."""
-    if isinstance(app, Fleet):
+    ``app`` may be a fleet (``ledger.store.fleet``): each store is audited, into one report."""
+    if isinstance(app, StoreFleet):
         return _verify_fleet(app, table=table, day=day, sealed=bool(seals) or seal is not None,
                              progress=progress, jobs=jobs)
     from projections.audit import parallel
@@ -140,7 +141,7 @@ def verify(app: Any, *, table: str | None = None, day: str | None = None,
     return report
 
 
-def _verify_fleet(fleet: Fleet, *, table: str | None, day: str | None, sealed: bool,
+def _verify_fleet(fleet: StoreFleet[Any], *, table: str | None, day: str | None, sealed: bool,
                   progress: Progress | None, jobs: int) -> AuditReport:
     """A fleet's audit: one table in the store that holds it, or every store, one report."""
     if sealed:

@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from ledger.domain.money import to_decimal
-from ledger.fleet import app_of
 from ledger.games.stud8.model import StudConfig
 from ledger.games.stud8.phh import hand_to_phh, replay_blockers
+from ledger.store.fleet import store_of
 from ledger.table.events import table_id
 from projections.exports.accounting import Written
 from projections.exports.files import replaced_directory
@@ -56,7 +56,7 @@ OHH_ACTIONS = {"bring_in": "Post Extra Blind", "complete": "Raise", "bet": "Bet"
 def hand_records(app: Any, hand: dict[str, Any]) -> list[Any]:
     """The hand's own events, read from the store between its first and last version (in a
     fleet, the store that holds the table)."""
-    app = app_of(app, hand["table_code"])
+    app = store_of(app, hand["table_code"])
     stored = app.recorder.select_events(table_id(hand["table_code"]),
                                         gt=hand["first_version"] - 1,
                                         lte=hand["last_version"])

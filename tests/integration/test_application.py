@@ -25,8 +25,8 @@ from ledger.domain.commands import (
 )
 from ledger.domain.errors import ConcurrencyError, LedgerError
 from ledger.settings import Settings
-from ledger.store.persistence import LedgerSQLiteRecorder
 from ledger.store.postgres import LedgerPostgresRecorder
+from ledger.store.sqlite import LedgerSQLiteRecorder
 from ledger.table.events import table_id
 
 

@@ -16,7 +16,7 @@ from eventsourcing.persistence import StoredEvent
 from ledger.application import LedgerApp
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
-from ledger.store.persistence import PydanticMapper
+from ledger.store.mapper import PydanticMapper
 
 GAMES = (("caribbean-stud", "CSP-D"), ("stud-hilo", "STUD8-D"), ("chinese-poker", "CHP-D"),
          ("high-card-flush", "HCF-D"))

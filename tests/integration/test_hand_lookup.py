@@ -94,7 +94,7 @@ def test_a_hands_corrections_are_found_through_the_corrections_index(
     made without that index gets it when next opened. The index's topics are those of the
     correction events."""
     from ledger.domain.records import HandCorrected, SeatCorrected
-    from ledger.store.persistence import CORRECTION_TOPICS, CORRECTIONS_WHERE
+    from ledger.store.schema import CORRECTION_TOPICS, CORRECTIONS_WHERE
     from ledger.table.events import EVENT_FOR, topic_of
     from projections.db import Store
 
@@ -136,7 +136,7 @@ def test_a_store_made_before_the_corrections_index_opens_while_another_process_w
     import sqlite3
     import threading
 
-    from ledger.store.persistence import sqlite_path
+    from ledger.store.urls import sqlite_path
 
     ledger = LedgerApp(sqlite_settings)
     simulate(ledger, "stud-hilo", CODE, 1, seed=11)
@@ -171,7 +171,7 @@ def test_a_stale_corrections_index_is_reported_by_the_audit(sqlite_settings: Set
     from ledger.domain.cards import parse_card
     from ledger.domain.commands import CorrectHand
     from ledger.domain.records import CardFix
-    from ledger.store.persistence import sqlite_path
+    from ledger.store.urls import sqlite_path
     from projections.audit import verify
     from projections.correction_queries import correction_events
     from projections.db import Store

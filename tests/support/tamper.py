@@ -6,8 +6,8 @@ from typing import Any
 from uuid import UUID
 
 from ledger.application import LedgerApp
-from ledger.store.persistence import LedgerSQLiteRecorder
 from ledger.store.postgres import LedgerPostgresRecorder
+from ledger.store.sqlite import LedgerSQLiteRecorder
 
 
 def _recorder(app: LedgerApp) -> LedgerSQLiteRecorder | LedgerPostgresRecorder:

@@ -12,7 +12,8 @@ from ledger.domain.cards import FULL_DECK, shuffled_deck
 from ledger.domain.errors import LedgerError
 from ledger.settings import Settings
 from ledger.store.deckkeys import deck_key
-from ledger.store.persistence import sqlite_path, store_env
+from ledger.store.persistence import store_env
+from ledger.store.urls import sqlite_path
 from ledger.table.decks import SealedDeckKeeper
 
 
@@ -82,7 +83,8 @@ def test_unsupported_urls_are_coded_errors(url: str) -> None:
 def test_store_failures_are_classified_and_never_show_the_password() -> None:
     import psycopg
 
-    from ledger.store.persistence import redact_url, store_error
+    from ledger.store.errors import store_error
+    from ledger.store.urls import redact_url
 
     settings = Settings(database_url="postgresql://ledger:s3cret-pw@db.example:5432/ledger")
     busy = store_error(psycopg.errors.LockNotAvailable("lock timeout"), settings)
@@ -116,7 +118,7 @@ def test_a_multi_host_url_names_every_server_for_libpq() -> None:
     assert env["POSTGRES_HOST"] == "db1.example,db2.example"
     assert env["POSTGRES_PORT"] == "5432,5433" and env["POSTGRES_PASSWORD"] == "s/cret"
     assert env["LEDGER_PG_OPTIONS"] == "target_session_attrs=read-write"
-    from ledger.store.persistence import PostgresTarget
+    from ledger.store.errors import PostgresTarget
 
     target = PostgresTarget.of(Settings(database_url=url))
     assert "db1.example:5432,db2.example:5433" in str(target) and "cret" not in str(target)
@@ -166,7 +168,7 @@ def test_every_operational_failure_of_postgres_is_store_unavailable_never_intern
     import psycopg
     from psycopg_pool import PoolClosed, TooManyRequests
 
-    from ledger.store.persistence import store_error
+    from ledger.store.errors import store_error
 
     settings = Settings(database_url="postgresql://ledger:s3cret-pw@db.example:5432/ledger")
     for failure in (PoolClosed("the pool 'ledger-x' is already closed"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pickle
 
 from ledger.domain.errors import LedgerError, StateConflict
-from ledger.store.persistence import StoreError
+from ledger.store.errors import StoreError
 
 
 def test_a_ledger_error_is_read_back_as_it_was_pickled() -> None:

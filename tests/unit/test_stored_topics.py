@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from eventsourcing.utils import resolve_topic
 
-from ledger.store.persistence import _topic
+from ledger.store.mapper import _topic
 from ledger.table.events import EVENT_FOR, Table, TableSnapshot, chain_digest, topic_of
 
 

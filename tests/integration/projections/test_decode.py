@@ -10,7 +10,7 @@ from eventsourcing.persistence import StoredEvent
 
 from ledger.application import LedgerApp
 from ledger.domain.commands import BuyIn, OpenTable, SeatPlayer
-from ledger.store.persistence import state_bytes
+from ledger.store.mapper import state_bytes
 from ledger.table.events import table_id
 from projections import decode
 from projections.db import Store

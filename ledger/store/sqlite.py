@@ -1,0 +1,181 @@
+"""The embedded store: SQLite, with the command log written in the transaction of the events, and
+the checks that a file given as a store is one (or can become one) before it is opened."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from eventsourcing.persistence import StoredEvent
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
+
+from ledger.store.errors import StoreError, sqlite_failure
+from ledger.store.schema import COMMANDS_TABLE, TOKENS_TABLE, CommandRow, corrections_index
+from ledger.store.sidetables import sqlite_ddl
+
+_SQLITE_COMMANDS_DDL = (
+    f"CREATE TABLE IF NOT EXISTS {COMMANDS_TABLE} ("
+    "table_id TEXT NOT NULL, command_id TEXT NOT NULL, command TEXT NOT NULL, "
+    "payload_sha256 TEXT NOT NULL, result TEXT NOT NULL, "
+    "recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')), "
+    "PRIMARY KEY (table_id, command_id))"
+)
+
+
+class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
+    """SQLite events table plus the command log, written in one transaction."""
+
+    def construct_create_table_statements(self) -> list[str]:
+        return [
+            *super().construct_create_table_statements(),
+            _SQLITE_COMMANDS_DDL,
+            f"CREATE TABLE IF NOT EXISTS {TOKENS_TABLE} ("
+            "token_id TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL, role TEXT NOT NULL, "
+            "tables TEXT, seat INTEGER, label TEXT NOT NULL, created_at TEXT NOT NULL, "
+            "revoked_at TEXT)",
+            *sqlite_ddl(),
+        ]
+
+    def create_table(self) -> None:
+        super().create_table()
+        self._create_corrections_index()
+
+    def _create_corrections_index(self) -> None:
+        """The corrections index, made when missing (a store made before it) in a transaction
+        that takes the write lock first (``BEGIN IMMEDIATE``), so that it waits for another
+        process's write as any write does: a transaction that has read (the tables' ``IF NOT
+        EXISTS``) cannot wait to become a writer and fails at once, "database is locked"."""
+        name = f"{self.events_table_name}_corrections"
+        with self.datastore.get_connection(commit=True) as conn:
+            cursor = conn.cursor()
+            cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
+                           (name,))
+            if cursor.fetchone() is not None:
+                return
+            cursor.execute("BEGIN IMMEDIATE")
+            try:
+                cursor.execute(corrections_index(self.events_table_name))
+            except BaseException:
+                conn.rollback()
+                raise
+            conn.commit()
+
+    def _create_table(self, c: SQLiteCursor) -> None:
+        super()._create_table(c)
+        # Stores made before command ids were per table keyed the log by command id alone.
+        c.execute(f"PRAGMA table_info({COMMANDS_TABLE})")
+        keyed = sorted((int(r[5]), str(r[1])) for r in c.fetchall() if int(r[5]) > 0)
+        if [name for _, name in keyed] == ["command_id"]:
+            columns = "table_id, command_id, command, payload_sha256, result, recorded_at"
+            c.execute(f"ALTER TABLE {COMMANDS_TABLE} RENAME TO {COMMANDS_TABLE}_old")
+            c.execute(_SQLITE_COMMANDS_DDL)
+            c.execute(f"INSERT INTO {COMMANDS_TABLE} ({columns}) "
+                      f"SELECT {columns} FROM {COMMANDS_TABLE}_old")
+            c.execute(f"DROP TABLE {COMMANDS_TABLE}_old")
+
+    def _insert_events(
+        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        ids = super()._insert_events(c, stored_events, **kwargs)
+        row: CommandRow | None = kwargs.get("command_row")
+        if row is not None:
+            c.execute(
+                f"INSERT INTO {COMMANDS_TABLE} (command_id, table_id, command, payload_sha256, "
+                "result) VALUES (?,?,?,?,?)",
+                (row.command_id, row.table_id, row.command, row.payload_sha256, row.result),
+            )
+        return ids
+
+    def select_command(self, table_id: str, command_id: str) -> CommandRow | None:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(
+                f"SELECT command_id, table_id, command, payload_sha256, result "
+                f"FROM {COMMANDS_TABLE} WHERE table_id = ? AND command_id = ?",
+                (table_id, command_id),
+            )
+            row = c.fetchone()
+        return None if row is None else CommandRow(*tuple(row))
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+LEDGER_TABLES = ("stored_events", "stored_snapshots")
+
+
+LEDGER_PREFIXES = ("ledger_", "proj_")
+
+
+"""A SQLite store holding a table of these names (or prefixes) is the ledger's."""
+
+
+def check_sqlite_store(path: str) -> None:
+    """Refuse, before anything is written to it, a SQLite store the ledger cannot use: a path
+    under a regular file or at a directory (``invalid_path``), a file this user cannot read
+    or write (``store_permission_denied``), a file that is not SQLite or a SQLite database
+    without the ledger's tables (``store_not_ledger``), a truncated or damaged one
+    (``store_corrupt``). A missing or empty file is a new store (its folder is made)."""
+    target = Path(path)
+    try:
+        for parent in target.parents:
+            if parent.exists() and not parent.is_dir():
+                raise StoreError("invalid_path", f"the SQLite store {path} lies under "
+                                 f"{parent}, which is a file, not a directory", path=path)
+        if target.is_dir():
+            raise StoreError("invalid_path", f"the SQLite store {path} is a directory: give "
+                             "the path of a file (sqlite:///var/ledger.sqlite3)", path=path)
+        if target.exists() and not target.is_file():
+            raise StoreError("invalid_path", f"the SQLite store {path} is not a regular file",
+                             path=path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists() or target.stat().st_size == 0:
+            return
+        with target.open("rb") as fh:
+            header = fh.read(100)
+        size = target.stat().st_size
+    except PermissionError as exc:
+        raise StoreError("store_permission_denied", f"cannot use the SQLite store {path}: "
+                         f"{exc.strerror or 'permission denied'} ({exc.filename or path})",
+                         path=path) from None
+    except OSError as exc:
+        raise StoreError("invalid_path", f"cannot use the SQLite store {path}: "
+                         f"{exc.strerror or exc} ({exc.filename or path})", path=path) from None
+    if not header.startswith(SQLITE_MAGIC[:len(header)]) or len(header) < len(SQLITE_MAGIC):
+        raise StoreError("store_not_ledger", f"{path} is not a SQLite database (nor a ledger "
+                         "store): point LEDGER_DATABASE_URL at the ledger's store", path=path)
+    if len(header) < 100:
+        raise StoreError("store_corrupt", f"the SQLite store {path} is truncated ({size} "
+                         "bytes, less than its header): restore it from a backup (README, "
+                         "Backup and restore)", path=path)
+    page = int.from_bytes(header[16:18], "big")
+    page = 65536 if page == 1 else page
+    pages = int.from_bytes(header[28:32], "big")
+    if header[24:28] == header[92:96] and pages and page >= 512 and size < page * pages:
+        raise StoreError("store_corrupt", f"the SQLite store {path} is truncated: its header "
+                         f"counts {pages} pages of {page} bytes, the file holds {size} bytes; "
+                         "restore it from a backup (README, Backup and restore)", path=path)
+    tables = _sqlite_tables(path)
+    if tables and not any(t in LEDGER_TABLES or t.startswith(LEDGER_PREFIXES) for t in tables):
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        raise StoreError("store_not_ledger", f"the SQLite database {path} is not a ledger store "
+                         f"(it holds {shown} and none of the ledger's tables); nothing was "
+                         "written to it: point LEDGER_DATABASE_URL at the ledger's store",
+                         path=path)
+
+
+def _sqlite_tables(path: str) -> set[str]:
+    """The tables of the SQLite database at ``path``, read without writing to it."""
+    from urllib.parse import quote
+
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(Path(path).resolve()))}?mode=ro", uri=True)
+        try:
+            rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise sqlite_failure(path, exc) or StoreError(
+            "store_corrupt", f"cannot read the SQLite store {path}: {exc}", path=path) from None
+    return {str(r[0]) for r in rows}
