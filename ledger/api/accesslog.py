@@ -1,5 +1,5 @@
 """The access log over HTTP: recording the API's reads of hidden cards, and the auditor's route
-that reads the log (``ledger.access``)."""
+that reads the log (``ledger.access.accesslog``)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
-from ledger.access import access_rows, record_access, verify_access_log
+from ledger.access.accesslog import access_rows, record_access, verify_access_log
 from ledger.api.auth import Principal, require
 from ledger.api.errors import responses
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 
 router = APIRouter(tags=["audit"])
 

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Path, Request
 
 from ledger import __version__
+from ledger.access.tokens import TokenStore
 from ledger.api.auth import Principal, require
 from ledger.api.commands import actor_of
 from ledger.api.errors import responses
@@ -19,10 +20,9 @@ from ledger.api.models import (
     TokenIn,
     TokenOut,
 )
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.commands import PLAYER_PATTERN
 from ledger.store.availability import check_ready
-from ledger.tokens import TokenStore
 
 router = APIRouter()
 TOKEN_ID = Path(pattern=r"^[0-9a-f]{12}$", description="The token's public id.")

@@ -12,6 +12,8 @@ from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ledger import __version__
+from ledger.access.probes import ProbeLog
+from ledger.access.tokens import TokenStore
 from ledger.api import (  # noqa: F401 - reports adds its routes to reads.router
     accesslog,
     admin,
@@ -27,13 +29,11 @@ from ledger.api.auth import Principal, plain_parameters, principal
 from ledger.api.guard import Guard
 from ledger.api.metrics import CONTENT_TYPE, Metrics
 from ledger.api.schemas import nullable_cards
-from ledger.fleet import Ledger, apps_of, home_of, open_ledger
+from ledger.app.fleet import Ledger, apps_of, home_of, open_ledger
 from ledger.logs import configure
-from ledger.probes import ProbeLog
 from ledger.settings import Settings, get_settings
 from ledger.store.availability import budget
 from ledger.store.readstore import open_reader
-from ledger.tokens import TokenStore
 
 DESCRIPTION = """\
 The table ledger over HTTP: table devices send commands, auditors and accountants read.

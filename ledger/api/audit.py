@@ -13,13 +13,13 @@ from typing import Any
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import Response
 
+from ledger.access.probes import RefusedProbe
 from ledger.api.accesslog import log_read
 from ledger.api.auth import Principal, require
 from ledger.api.errors import responses
 from ledger.api.reads import DAY_PATTERN, TABLE, PathDay, QueryDay, ReadSide
+from ledger.app.fleet import Ledger
 from ledger.domain.bounds import MAX_AMOUNT
-from ledger.fleet import Ledger
-from ledger.probes import RefusedProbe
 
 router = APIRouter()
 TABLE_CODE = Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$", description="Table code.")

@@ -17,8 +17,8 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
+from ledger.access.tokens import TokenStore
 from ledger.api.errors import ApiError, log
-from ledger.tokens import TokenStore
 
 _bearer = HTTPBearer(auto_error=False, description="`Authorization: Bearer ltk_...`")
 

@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
+from ledger.access.probes import record_refusal
 from ledger.api.auth import Principal, check_seat, check_table, require
 from ledger.api.errors import ApiError, log, responses
 from ledger.api.models import CommandOut, body_model
@@ -30,7 +31,8 @@ from ledger.api.visibility import (
     shown_cards,
     visible_step,
 )
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
+from ledger.app.fleet import Ledger, app_of
 from ledger.domain.actors import Actor
 from ledger.domain.commands import (
     COMMANDS_BY_NAME,
@@ -60,8 +62,6 @@ from ledger.domain.commands import (
 from ledger.domain.errors import LedgerError
 from ledger.domain.records import HAND_ENDINGS, Record
 from ledger.domain.results import hand_results
-from ledger.fleet import Ledger, app_of
-from ledger.probes import record_refusal
 from ledger.store.history import hand_events
 
 HAND_ENDING_NAMES = frozenset(cls.__name__ for cls in HAND_ENDINGS)
@@ -175,7 +175,7 @@ def actor_of(who: Principal) -> Actor:
 
 def _record_probe(request: Request, who: Principal, command: Command, exc: LedgerError
                   ) -> None:
-    """A refusal that depended on cards ``who`` cannot see: recorded (``ledger.probes``)."""
+    """A refusal that depended on cards ``who`` cannot see: recorded (``ledger.access.probes``)."""
     assert exc.private is not None
     ledger: LedgerApp = request.app.state.ledger
     try:

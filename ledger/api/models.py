@@ -12,12 +12,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema, create_model
 
+from ledger.access.tokens import Role
 from ledger.api.schemas import Event, GameConfig, HandState
 from ledger.domain.actors import PrincipalRole
 from ledger.domain.commands import PLAYER_PATTERN, ChangeConfig, Command, OpenTable
 from ledger.domain.results import HandResults
 from ledger.games.base import Step
-from ledger.tokens import Role
 
 
 @cache

@@ -25,8 +25,8 @@ from ledger.api.auth import Principal, require
 from ledger.api.commands import CODE_PATH
 from ledger.api.errors import responses
 from ledger.api.readmodels import ConfigRow, HandDetail, HandSummary, PlayerHand, TableRow
-from ledger.application import LedgerApp
-from ledger.fleet import Ledger, home_of
+from ledger.app.application import LedgerApp
+from ledger.app.fleet import Ledger, home_of
 from ledger.store.availability import waiting_for
 from ledger.store.errors import StoreError
 from ledger.store.readstore import REPLAY_WAIT_S, views_position

@@ -11,7 +11,7 @@ from ledger.api.commands import CODE_PATH
 from ledger.api.errors import responses
 from ledger.api.models import TableOut
 from ledger.api.visibility import hidden_cards, mask, sees_all_cards
-from ledger.fleet import Ledger, app_of
+from ledger.app.fleet import Ledger, app_of
 
 READERS = ("device", "auditor", "accounting", "admin")
 

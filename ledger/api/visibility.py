@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ledger.api.auth import Principal
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.cards import format_card
 from ledger.domain.errors import LedgerError
 from ledger.domain.records import CardsDealt, CardsRevealed, HandStarted

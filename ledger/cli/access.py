@@ -1,4 +1,4 @@
-"""``ledger access``: who saw hidden cards (the access log, ``ledger.access``)."""
+"""``ledger access``: who saw hidden cards (the access log, ``ledger.access.accesslog``)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def list_access(
     """The rows of the access log in order: when, who, what, the table and hand, the details
     (route or command). The log's hash chain is checked too: exit status 1 when a row was
     edited, deleted or inserted."""
-    from ledger.access import access_rows, verify_access_log
+    from ledger.access.accesslog import access_rows, verify_access_log
 
     with ledger_app(database_url) as ledger:
         rows = access_rows(ledger, table=table, who=who, what=what, since=since, after=after,
@@ -80,7 +80,7 @@ def verify_access(
     """Walk the access log's hash chain from its first row: every row edited (row_edited),
     deleted (row_missing) or inserted out of the chain (row_unlinked) is named. Exit status 1
     when the chain does not hold."""
-    from ledger.access import access_rows, verify_access_log
+    from ledger.access.accesslog import access_rows, verify_access_log
 
     with ledger_app(database_url) as ledger:
         problems = verify_access_log(ledger)

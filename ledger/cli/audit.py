@@ -158,11 +158,11 @@ def hand(
     with the rule id behind each decision, the time (UTC and the table's local time), the deck
     commitment checked (COM-8) and each seat's result. Exit status 1 when the two differ
     anywhere."""
-    from ledger.access import record_access
+    from ledger.access.accesslog import record_access
+    from ledger.app.fleet import app_of
     from ledger.cli.replay import stored_head, vouch
     from ledger.domain.records import Record
     from ledger.domain.results import hand_results
-    from ledger.fleet import app_of
     from ledger.store.fleet import table_guard
     from ledger.store.readstore import primary_of
     from ledger.table.events import table_id

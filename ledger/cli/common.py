@@ -107,11 +107,11 @@ def invalid_setting(exc: ValidationError) -> LedgerError:
 def ledger_app(database_url: str | None, *, allow_seeded: bool = False,
                reading: bool = False) -> Iterator[Any]:
     """The application for the chosen store (or the fleet of ``LEDGER_SHARDS``, see
-    ``ledger.fleet``), closed on exit; domain errors and store failures end the command.
+    ``ledger.app.fleet``), closed on exit; domain errors and store failures end the command.
     ``allow_seeded``: the simulations' seeded tables may be played (COM-8).
     ``reading``: a command that only reads (views, audit, exports) uses the read store
     (``LEDGER_READ_DATABASE_URL``) when one is set, and reads the views as they stand there."""
-    from ledger.fleet import open_ledger
+    from ledger.app.fleet import open_ledger
     from ledger.store.readstore import open_reader, read_settings
 
     settings = settings_for(database_url)

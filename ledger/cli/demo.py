@@ -104,8 +104,8 @@ def demo(
 def _console_tokens(ledger: Any, directory: Path) -> dict[str, Path]:
     """An auditor's and an accountant's token for the console, each written to a file of its
     own under ``directory`` (mode 600; only their SHA-256 is in the store)."""
-    from ledger.fleet import home_of
-    from ledger.tokens import TokenStore
+    from ledger.access.tokens import TokenStore
+    from ledger.app.fleet import home_of
 
     store = TokenStore(home_of(ledger).recorder, 0)
     directory.mkdir(parents=True, exist_ok=True)

@@ -86,7 +86,7 @@ def hands(
     skipped. Hands still in progress are left out and counted in the summary. The files
     replace those of an earlier export of the same day (and --table): a PHH directory holds
     this export's files and no others. The projections are brought up to date first."""
-    from ledger.access import record_access
+    from ledger.access.accesslog import record_access
     from ledger.cli.projections import catch_up
     from ledger.store.fleet import table_guard
     from ledger.store.readstore import primary_of

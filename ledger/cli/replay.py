@@ -97,14 +97,14 @@ def replay(
     (the hand's, the rows its search reads, its corrections'), nothing is replayed: the error
     names the table, the version and what is wrong, on standard error, and the exit status
     is 1."""
-    from ledger.access import record_access
+    from ledger.access.accesslog import record_access
+    from ledger.app.fleet import app_of
     from ledger.domain.actors import actor_text
     from ledger.domain.cards import verify_commitment
     from ledger.domain.errors import UndecodableEvent
     from ledger.domain.records import HAND_ENDINGS, HandCorrected, HandStarted, Record
     from ledger.domain.results import hand_results
     from ledger.domain.rulebook import cited
-    from ledger.fleet import app_of
     from ledger.store.fleet import table_guard
     from ledger.store.history import hand_events, opening
     from ledger.store.readstore import primary_of

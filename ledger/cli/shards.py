@@ -30,7 +30,7 @@ def shards(
     map places it; 1 when one is not (such a table is refused, `table_moved`, until the map
     is restored: a table never moves); 2 when the map itself is faulty (`invalid_shards`) or
     no map is set."""
-    from ledger.fleet import Fleet
+    from ledger.app.fleet import Fleet
     from projections.fleet import placement
 
     # Refused before any store is opened: nothing is made at LEDGER_DATABASE_URL for it.

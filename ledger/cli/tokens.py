@@ -30,8 +30,8 @@ def create(
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Create a token and print it. It is shown this once: only its SHA-256 is stored."""
-    from ledger.fleet import home_of
-    from ledger.tokens import TokenStore
+    from ledger.access.tokens import TokenStore
+    from ledger.app.fleet import home_of
 
     with ledger_app(database_url) as ledger:
         token, info = TokenStore(home_of(ledger).recorder).create(
@@ -52,8 +52,8 @@ def list_tokens(
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """List tokens (never their secrets), revoked ones included."""
-    from ledger.fleet import home_of
-    from ledger.tokens import TokenStore
+    from ledger.access.tokens import TokenStore
+    from ledger.app.fleet import home_of
 
     with ledger_app(database_url) as ledger:
         found = TokenStore(home_of(ledger).recorder).all()
@@ -85,8 +85,8 @@ def revoke(
 ) -> None:
     """Revoke a token: from now on it gets 401 (within LEDGER_API_TOKEN_CACHE_SECONDS in a
     running server)."""
-    from ledger.fleet import home_of
-    from ledger.tokens import TokenStore
+    from ledger.access.tokens import TokenStore
+    from ledger.app.fleet import home_of
 
     with ledger_app(database_url) as ledger:
         info = TokenStore(home_of(ledger).recorder).revoke(token_id)

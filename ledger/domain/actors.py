@@ -5,7 +5,7 @@ of the stored JSON the chain digests): ``token:<token_id>`` with the token's rol
 a command sent through the HTTP API, ``cli:<name>`` for the command line (``--actor``,
 ``LEDGER_ACTOR``, else the operating-system user). Events recorded before actors existed carry
 none (``null``); their chain digests are of the bytes as stored, so old stores stay readable.
-The register of the principals who hold these roles is :mod:`ledger.access.principals`.
+The register of the principals who hold these roles is :mod:`ledger.access.accesslog.principals`.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledger.application import CommandResult, LedgerApp
+from ledger.app.application import CommandResult, LedgerApp
 from ledger.domain import accounts
 from ledger.domain.commands import BuyIn, Command, OpenTable, SeatPlayer
 from ledger.domain.errors import NotFound, StateConflict

@@ -17,8 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from _common import fresh_store, optimised
 
-from ledger.access import record_access, verify_access_log
-from ledger.application import LedgerApp
+from ledger.access.accesslog import record_access, verify_access_log
+from ledger.app.application import LedgerApp
 
 
 def main() -> None:

@@ -40,11 +40,11 @@ from pathlib import Path
 import httpx
 from _common import fresh_store, median, percentile, postgres_available
 
-from ledger.application import LedgerApp
+from ledger.access.tokens import TokenStore
+from ledger.app.application import LedgerApp
 from ledger.settings import Settings
 from ledger.sim.base import CommandIds, play_hand
 from ledger.sim.profiles import profile_for
-from ledger.tokens import TokenStore
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:

@@ -52,14 +52,14 @@ import httpx
 from _common import ROOT, fresh_store, optimised, postgres_available
 from ledger_commands import RawApp, workload
 
-from ledger.application import LedgerApp
+from ledger.access.tokens import TokenStore
+from ledger.app.application import LedgerApp
+from ledger.app.fleet import Fleet, home_of, open_ledger
 from ledger.domain.commands import Command, OpenTable
-from ledger.fleet import Fleet, home_of, open_ledger
 from ledger.settings import Settings
 from ledger.store.history import stream
 from ledger.store.persistence import store_env
 from ledger.table.dealing import OpenDeckKeeper
-from ledger.tokens import TokenStore
 from tests.support.http import send
 
 NO_DDL = {"CREATE_TABLE": "no"}

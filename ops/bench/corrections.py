@@ -17,7 +17,7 @@ import time
 
 from _common import fresh_store, optimised
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.cards import parse_card, parse_cards
 from ledger.domain.commands import (
     Act,

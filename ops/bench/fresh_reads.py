@@ -26,7 +26,7 @@ from typing import Any
 from _common import fresh_store, optimised, postgres_available
 from ledger_commands import workload
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.table.dealing import OpenDeckKeeper
 from ledger.table.events import table_id
 

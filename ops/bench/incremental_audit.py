@@ -28,7 +28,7 @@ from unittest import mock
 from _common import fresh_store, optimised
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.sim.runner import simulate
 from projections.audit import verify
 from projections.audit.seal import make_seal
@@ -69,7 +69,7 @@ def main() -> None:
           f"{'incr s':>7} | {'read x':>6} {'time x':>6}")
     for days in (int(d) for d in args.days.split(",")):
         with fresh_store(args.store) as settings, \
-                mock.patch("ledger.application.datetime", Clock):
+                mock.patch("ledger.app.application.datetime", Clock):
             app = LedgerApp(settings)
             try:
                 seals = build(app, days, args.hands, key)

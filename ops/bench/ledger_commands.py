@@ -23,7 +23,7 @@ from uuid import UUID
 from _common import fresh_store, optimised, percentile, postgres_available
 from eventsourcing.application import Application
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.commands import BuyIn, Command, OpenTable, SeatPlayer
 from ledger.settings import Settings
 from ledger.sim.base import CommandIds, play_hand

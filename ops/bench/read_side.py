@@ -26,7 +26,7 @@ from typing import Any
 
 from _common import fresh_store, optimised, postgres_available
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.settings import Settings
 from ledger.sim.profiles import PROFILES
 from ledger.sim.runner import simulate

@@ -77,7 +77,7 @@ def step(name: str, url: str, root: str, jobs: int, size: int,
     from ledger.logs import configure
 
     configure("WARNING")
-    from ledger.application import LedgerApp
+    from ledger.app.application import LedgerApp
     from ledger.settings import Settings
 
     if name == "build":
@@ -140,7 +140,7 @@ def _build(app: Any, size: int, events_before: int,
            games: list[int] | None = None) -> tuple[int, int]:
     from datetime import datetime as real
 
-    import ledger.application
+    import ledger.app.application
     from ledger.sim.profiles import PROFILES
     from ledger.sim.runner import simulate
 
@@ -154,7 +154,7 @@ def _build(app: Any, size: int, events_before: int,
     events = events_before
     hands, round_no = 0, 0
     while events < size:
-        ledger.application.datetime = (  # type: ignore[attr-defined]
+        ledger.app.application.datetime = (  # type: ignore[attr-defined]
             Yesterday if events < 0.9 * size else real)
         for i, game in enumerate(GAMES):
             if games is not None and i not in games:
@@ -166,7 +166,7 @@ def _build(app: Any, size: int, events_before: int,
                 events += stats.events
                 hands += stats.hands
         round_no += 1
-    ledger.application.datetime = real  # type: ignore[attr-defined]
+    ledger.app.application.datetime = real  # type: ignore[attr-defined]
     return events, hands
 
 

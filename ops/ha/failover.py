@@ -43,7 +43,8 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 import pgcluster  # noqa: E402
 
-from ledger.application import LedgerApp  # noqa: E402
+from ledger.access.tokens import TokenStore  # noqa: E402
+from ledger.app.application import LedgerApp  # noqa: E402
 from ledger.domain.commands import BuyIn, Command, OpenTable, SeatPlayer  # noqa: E402
 from ledger.games.registry import GAMES  # noqa: E402
 from ledger.logs import configure  # noqa: E402
@@ -51,7 +52,6 @@ from ledger.settings import Settings  # noqa: E402
 from ledger.sim.base import CommandIds, play_hand  # noqa: E402
 from ledger.sim.profiles import profile_for  # noqa: E402
 from ledger.table.events import table_id  # noqa: E402
-from ledger.tokens import TokenStore  # noqa: E402
 from tests.support.http import PATHS, body_of, view_of  # noqa: E402
 
 RETRY_FOR_S = 60.0

@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
+from ledger.access.principals import Principal
 from ledger.domain.actors import APPROVERS
-from ledger.principals import Principal
 
 Lookup = Callable[[str], Principal | None]
 

@@ -17,11 +17,11 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
+from ledger.access.principals import PrincipalStore
 from ledger.domain import records as r
 from ledger.domain.actors import actor_text
 from ledger.domain.cards import verify_commitment
 from ledger.domain.errors import LedgerError, NotFound, UndecodableEvent
-from ledger.principals import PrincipalStore
 from ledger.store.fleet import store_of
 from ledger.table.describe import describe, transfer_line
 from projections.audit.chain import CHAIN_KINDS

@@ -30,7 +30,7 @@ read models (:mod:`projections.audit.reconcile`): ``projection_mismatch``, and
 balance past that range: :mod:`projections.unholdable`);
 bounds: ``out_of_bounds`` (a recorded command outside the bounds every command has now,
 :mod:`ledger.domain.bounds`: written before them, or by hand);
-access log (:mod:`ledger.access`, a full audit only): ``access_log_broken``;
+access log (:mod:`ledger.access.accesslog`, a full audit only): ``access_log_broken``;
 re-decision (rules vs record): ``rejected`` (the rules refuse the recorded command), ``records``
 (other records than the rules produce), ``outcome``, ``transfer``, ``jackpot``, ``coverage``,
 ``pot``, ``points``, ``rake``, ``deal``, ``deck_commitment`` and, for any other field of an

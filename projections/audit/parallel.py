@@ -73,8 +73,8 @@ def audit_tables(
 
 def _open(settings: Any) -> None:
     global _worker_app
-    from ledger.store.base import LedgerStore
     from ledger.logs import configure
+    from ledger.store.base import LedgerStore
 
     configure(settings.log_level)
     _worker_app = LedgerStore(settings)

@@ -12,8 +12,8 @@ and, for the store as a whole, ``projections``: a digest of each view's totals o
 recomputed from the events (:mod:`projections.audit.reconcile`), and ``previous``: the gaming
 day and the digest of the previous day's seal, so that seals form a chain in which a missing
 day shows; ``access_log``: the access log's last row at sealing (its sequence number and
-digest, :func:`ledger.access.access_head`), so that a cut or rewritten access log shows. The
-whole is signed with the private key (:mod:`projections.audit.keys`) and names
+digest, :func:`ledger.access.accesslog.access_head`), so that a cut or rewritten access log shows.
+The whole is signed with the private key (:mod:`projections.audit.keys`) and names
 its key id; ``ledger audit verify --seal FILE --public-key KEY`` needs only the public key.
 
 Kept outside the database (sent to the regulator, printed, archived), seals let the audit
@@ -38,7 +38,7 @@ from uuid import UUID
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ledger.access import access_head
+from ledger.access.accesslog import access_head
 from ledger.domain.errors import InvalidInput, LedgerError, StateConflict
 from ledger.store.fleet import StoreFleet, not_across_shards
 from ledger.store.mapper import state_bytes

@@ -13,7 +13,8 @@
   (a table opened before a sealed day ended that the seal does not list);
 - the day's totals: ``seal_projections`` (a view's totals of the sealed day, recomputed from
   the events, differ from the sealed digest);
-- the access log (:mod:`ledger.access`): ``seal_access_log`` when the row a seal names as the
+- the access log (:mod:`ledger.access.accesslog`): ``seal_access_log`` when the row a seal names as
+the
   log's head at sealing is gone or has another digest (the log's tail cut, or the log
   rewritten whole); edits inside the log are its own chain's ``access_log_broken``.
 """
@@ -207,7 +208,7 @@ class SealCheck:
 
     def access_log(self, app: Any) -> list[Discrepancy]:
         """Each seal's head of the access log still in the log, with the same digest."""
-        from ledger.access import access_rows
+        from ledger.access.accesslog import access_rows
 
         found = []
         for seal in self.seals:

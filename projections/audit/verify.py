@@ -8,7 +8,7 @@ every command decided again (:mod:`projections.audit.replay`), with conservation
 the way; the totals the read models must hold are recomputed on the way too and compared with
 the stored views (:mod:`projections.audit.reconcile`); finally the signed seals when given
 (:mod:`projections.audit.sealcheck`); and, auditing every table, the access log's hash
-chain (:mod:`ledger.access`). Nothing is read from snapshots: the audit depends on the
+chain (:mod:`ledger.access.accesslog`). Nothing is read from snapshots: the audit depends on the
 events and the rules only.
 
 ``day`` limits the re-decision to the hands that started on that gaming day (and the other
@@ -30,11 +30,11 @@ from datetime import datetime, time, timedelta
 from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
+from ledger.access.principals import PrincipalStore
 from ledger.domain import accounts
 from ledger.domain import records as r
 from ledger.domain.accounts import net_flows
 from ledger.domain.errors import NotFound
-from ledger.principals import PrincipalStore
 from ledger.store.fleet import StoreFleet, not_across_shards
 from ledger.store.history import StorePast
 from ledger.store.mapper import state_bytes
@@ -155,10 +155,10 @@ def _verify_fleet(fleet: StoreFleet[Any], *, table: str | None, day: str | None,
 
 
 def access_log_breaks(app: Any) -> list[Discrepancy]:
-    """The access log's hash chain walked from its first row (``ledger.access``): an edited,
-    deleted or inserted row is ``access_log_broken``, naming the row, what the chain expected
-    and what was found."""
-    from ledger.access import verify_access_log
+    """The access log's hash chain walked from its first row (``ledger.access.accesslog``): an
+    edited, deleted or inserted row is ``access_log_broken``, naming the row, what the chain
+    expected and what was found."""
+    from ledger.access.accesslog import verify_access_log
 
     return [Discrepancy("access-log", None, "access_log_broken",
                         {"row": p["seq"], "problem": p["kind"], "value": p["expected"]},

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from ledger.api import create_app
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.games.registry import GAMES
 from ledger.settings import Settings
 from ledger.table.events import TableEvent, table_id

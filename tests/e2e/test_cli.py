@@ -181,7 +181,7 @@ def test_amounts_are_printed_in_each_tables_currency(db: Path) -> None:
     """ISO 4217 minor units on the command line: a JPY table's amounts have no decimals, a
     EUR table's two, each named with its currency; a player's figures over tables of two
     currencies are never added together."""
-    from ledger.application import LedgerApp
+    from ledger.app.application import LedgerApp
     from ledger.domain.commands import OpenTable
     from ledger.settings import Settings
 

@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from ledger.api import create_app
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
 from ledger.table.events import table_id
@@ -105,7 +105,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     settings = Settings(database_url=f"sqlite:///{path}/ledger.sqlite3",
                         deck_key_file=path / "deck.key", snapshot_interval=50)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("ledger.application.datetime", Clock)
+        patch.setattr("ledger.app.application.datetime", Clock)
         app = create_app(settings)
         ledger = app.state.ledger
         live, tampered = _prepare(ledger)

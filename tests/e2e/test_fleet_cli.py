@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.fleet import Fleet
+from ledger.app.fleet import Fleet
 from ledger.settings import Settings
 from ledger.table.events import table_id
 

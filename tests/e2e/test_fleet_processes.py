@@ -142,7 +142,7 @@ def test_applications_that_open_while_another_creates_the_store_wait_for_it(
 
     import psycopg
 
-    from ledger.application import LedgerApp
+    from ledger.app.application import LedgerApp
     from ledger.settings import Settings
     from ledger.store.postgres import schema_lock
 

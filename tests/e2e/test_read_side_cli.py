@@ -234,7 +234,7 @@ def test_projections_status_fails_only_when_a_view_is_outdated(tmp_path: Path) -
 def command(db: Path, cmd: Any) -> None:
     """Send one command as a table device would (e.g. to leave a hand in progress), to a table
     a seeded simulation opened (which only the simulation's ledger may play, COM-8)."""
-    from ledger.application import LedgerApp
+    from ledger.app.application import LedgerApp
     from ledger.settings import Settings
 
     app = LedgerApp(Settings(database_url=f"sqlite:///{db}",

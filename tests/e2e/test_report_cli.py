@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.settings import Settings
 from ledger.sim.tray import count, tray_now
 

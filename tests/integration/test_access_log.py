@@ -1,7 +1,7 @@
-"""The access log (``ledger.access``): every read of a hand in progress that shows its face-down
-cards and every export of hole cards is recorded (who, when, what), the auditor and the admin
-read it (``GET /access-log``, ``ledger access``), and an edited, deleted or inserted row breaks
-its hash chain (``ledger access verify``, ``audit verify``: ``access_log_broken``)."""
+"""The access log (``ledger.access.accesslog``): every read of a hand in progress that shows its
+face-down cards and every export of hole cards is recorded (who, when, what), the auditor and the
+admin read it (``GET /access-log``, ``ledger access``), and an edited, deleted or inserted row
+breaks its hash chain (``ledger access verify``, ``audit verify``: ``access_log_broken``)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from ledger.access import access_rows, record_access, verify_access_log
+from ledger.access.accesslog import access_rows, record_access, verify_access_log
 from ledger.api import create_app
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.errors import InvalidInput
 from ledger.settings import Settings
 from ledger.store.sidetables import ACCESS_TABLE, SideTable
@@ -155,7 +155,7 @@ def test_an_edited_deleted_or_inserted_row_breaks_the_chain(app: LedgerApp) -> N
     # to the row before still names the deleted row.
     row = access_rows(app, after=4)[0]
     db.execute(f"DELETE FROM {db.name} WHERE seq = 5", ())
-    from ledger.access import row_hash
+    from ledger.access.accesslog import row_hash
     digest = row_hash(row.prev_hash, 4, row.at, row.who, row.what, row.table, row.hand,
                       json.dumps(row.detail, sort_keys=True, separators=(",", ":")))
     db.execute(f"INSERT INTO {db.name} VALUES ({db.marks(9)})",

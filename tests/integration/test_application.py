@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain import accounts
 from ledger.domain.cards import parse_cards
 from ledger.domain.commands import (

@@ -16,7 +16,7 @@ from urllib.parse import urlparse, urlunparse
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
 from ledger.store.backup import backup

@@ -15,7 +15,7 @@ from uuid import UUID
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.commands import StartHand
 from ledger.domain.errors import LedgerError
 from ledger.settings import Settings

@@ -192,7 +192,7 @@ def test_the_consoles_pages_that_show_hole_cards_are_in_the_access_log(console: 
     """The console reads through the API under the session's token: the auditor's table with
     every card and the replay page of a hand in progress are recorded; the public table page
     and the device's pages (no hidden card) are not."""
-    from ledger.access import access_rows, verify_access_log
+    from ledger.access.accesslog import access_rows, verify_access_log
     from tests.support.http import app_of
 
     client, tokens, live = console

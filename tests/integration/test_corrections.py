@@ -12,7 +12,7 @@ from unittest.mock import patch
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain import accounts
 from ledger.domain import records as r
 from ledger.domain.cards import parse_card, parse_cards
@@ -564,7 +564,7 @@ def test_refused_corrections_append_nothing(app: LedgerApp) -> None:
     assert refused(fixes=(fix(1, "Js", "Qs"),)) == "correction_changes_nothing"
     t.do(ChangeConfig, config={"corrections": {"window_hours": 1}}, approver=BOSS)
     later = datetime.now(UTC) + timedelta(hours=2)
-    with patch("ledger.application.datetime") as clock:
+    with patch("ledger.app.application.datetime") as clock:
         clock.now.return_value = later
         assert refused() == "correction_window_passed"
     t.do(StartHand)

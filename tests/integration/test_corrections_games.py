@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain import accounts
 from ledger.domain import records as r
 from ledger.domain.commands import (

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.commands import (
     BuyIn,
     CashOut,

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from ledger.api import create_app
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.commands import BuyIn, OpenTable, SeatPlayer
 from ledger.settings import Settings
 from tests.support.http import bearer, make_tokens

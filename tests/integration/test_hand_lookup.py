@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.errors import NotFound
 from ledger.settings import Settings
 from ledger.sim.runner import simulate

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from ledger.access.principals import require_approver
 from ledger.api import create_app
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.actors import Actor
 from ledger.domain.commands import ChangeConfig, Fill, OpenTable, VoidHand
 from ledger.domain.errors import LedgerError
-from ledger.principals import require_approver
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
 from ledger.table.events import table_id

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.errors import LedgerError
 from ledger.settings import Settings
 from ledger.sim.runner import simulate

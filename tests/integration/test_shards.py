@@ -13,10 +13,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fastapi.testclient import TestClient
 
 from ledger.api import create_app
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
+from ledger.app.fleet import Fleet, open_ledger
 from ledger.domain.commands import OpenTable, SeatPlayer
 from ledger.domain.errors import LedgerError
-from ledger.fleet import Fleet, open_ledger
 from ledger.settings import Settings
 from ledger.table.events import table_id
 from projections.audit.reader import PinnedStore

@@ -14,7 +14,7 @@ from uuid import UUID
 import pytest
 from structlog.testing import capture_logs
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.commands import CashOut, StartHand
 from ledger.domain.errors import LedgerError
 from ledger.logs import configure

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.commands import DealCards, StartHand
 from ledger.sim.base import CommandIds
 from ledger.sim.profiles import profile_for

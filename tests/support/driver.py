@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ledger.application import CommandResult, LedgerApp
+from ledger.app.application import CommandResult, LedgerApp
 from ledger.domain import accounts
 from ledger.domain.cards import parse_cards
 from ledger.domain.commands import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.commands import BuyIn, OpenTable, SeatPlayer
 
 

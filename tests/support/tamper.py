@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.store.postgres import LedgerPostgresRecorder
 from ledger.store.sqlite import LedgerSQLiteRecorder
 

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from fastapi import Request
 from fastapi.responses import Response
 
+from ledger.access.tokens import TokenStore
 from ledger.api.auth import Principal
 from ledger.api.errors import ApiError
-from ledger.tokens import TokenStore
 
 SESSION_COOKIE = "ledger_session"
 CSRF_COOKIE = "ledger_csrf"

@@ -273,7 +273,7 @@ class ChinesePoker(Game[ChineseConfig, ChineseHand]):
                 f"seat {seat.seat}'s hand as set is not {win.value} (CHP-7)",
                 seat=seat.seat, declaration=win.value, rule="CHP-7",
             ).private_to(seat.seat, f"seat {seat.seat}'s hand as set is not {win.value} "
-                         "(CHP-7)")  # the refusal itself tells it: recorded (ledger.probes)
+                         "(CHP-7)")  # the refusal itself tells it: recorded (ledger.access.probes)
         return PlayerActed(hand_no=hand.hand_no, seat=seat.seat, action="declare",
                            declaration=win.value, rule="CHP-7")
 

@@ -9,7 +9,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pydantic import SecretStr
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.errors import LedgerError, NotFound
 from ledger.settings import Settings
 from ledger.sim.profiles import PROFILES

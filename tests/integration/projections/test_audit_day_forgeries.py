@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.sim.runner import simulate
 from ledger.table.events import table_id
 from projections.audit import verify
@@ -84,7 +84,7 @@ def test_an_undecodable_event_before_the_day_does_not_silently_stop_the_days_aud
         app: LedgerApp, monkeypatch: pytest.MonkeyPatch) -> None:
     """A table with hands two days ago and today, audited for today: a forged event of two
     days ago makes the replay stop before today's hands; that must be reported."""
-    monkeypatch.setattr("ledger.application.datetime", _TwoDaysAgo)
+    monkeypatch.setattr("ledger.app.application.datetime", _TwoDaysAgo)
     simulate(app, "caribbean-stud", CSP, 3, seed=5)
     monkeypatch.undo()
     simulate(app, "caribbean-stud", CSP, 3, seed=5)

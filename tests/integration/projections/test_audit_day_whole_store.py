@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.table.events import table_id
 from projections.audit import AuditReport, verify
 from projections.audit.model import CHAIN_KINDS, CONSERVATION_KINDS

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain import records as r
 from ledger.sim.runner import simulate
 from ledger.table.events import table_id

@@ -8,7 +8,7 @@ from typing import Any
 
 from eventsourcing.persistence import StoredEvent
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.commands import BuyIn, OpenTable, SeatPlayer
 from ledger.store.mapper import state_bytes
 from ledger.table.events import table_id

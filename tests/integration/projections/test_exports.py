@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pokerkit import HandHistory
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.errors import LedgerError
 from projections.exports.accounting import export_accounting
 from projections.exports.hands import export_hands

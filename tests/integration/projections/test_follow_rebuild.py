@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.cli.projections import follow
 from ledger.domain.errors import StateConflict
 from projections import rebuild as parallel

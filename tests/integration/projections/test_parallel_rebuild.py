@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.errors import StateConflict
 from projections import rebuild as parallel
 from projections.registry import VIEW_TYPES

@@ -15,7 +15,7 @@ from typing import Any
 
 from pokerkit import HandHistory
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.commands import OpenTable
 from ledger.settings import Settings
 from ledger.sim.runner import simulate

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.errors import StateConflict
 from projections import rebuild as parallel
 from projections.registry import VIEW_TYPES

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.sim.runner import simulate
 from ledger.table.events import table_id
 from projections.audit import verify

@@ -15,7 +15,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.cards import parse_cards
 from ledger.domain.commands import (
     Act,
@@ -56,7 +56,7 @@ class Clock:
 
 @pytest.fixture
 def app(store_settings: object, monkeypatch: pytest.MonkeyPatch) -> Iterator[LedgerApp]:
-    monkeypatch.setattr("ledger.application.datetime", Clock)
+    monkeypatch.setattr("ledger.app.application.datetime", Clock)
     ledger = LedgerApp(store_settings)  # type: ignore[arg-type]
     Clock.moment = datetime(2025, 12, 1, 20, 0, tzinfo=UTC)
     ledger.execute(OpenTable(command_id="open", table="CSP-1", game="caribbean-stud",

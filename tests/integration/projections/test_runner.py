@@ -6,7 +6,7 @@ from datetime import time
 
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.errors import LedgerError, NotFound
 from projections import decode
 from projections.base import Item, View

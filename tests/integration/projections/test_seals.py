@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
 from ledger.table.events import table_id
@@ -35,7 +35,7 @@ class Clock:
 
 @pytest.fixture
 def app(store_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[LedgerApp]:
-    monkeypatch.setattr("ledger.application.datetime", Clock)
+    monkeypatch.setattr("ledger.app.application.datetime", Clock)
     ledger = LedgerApp(store_settings)
     yield ledger
     ledger.close()
@@ -215,7 +215,7 @@ def test_the_seal_names_a_cut_or_rewritten_access_log(
         app: LedgerApp, seals: list[dict[str, Any]]) -> None:
     """The last rows of the access log deleted leave a shorter chain that holds; the seal of
     the day holds the log's head, so the cut is named (``seal_access_log``)."""
-    from ledger.access import record_access, verify_access_log
+    from ledger.access.accesslog import record_access, verify_access_log
     from ledger.store.sidetables import ACCESS_TABLE, SideTable
 
     for hand in (1, 2, 3):

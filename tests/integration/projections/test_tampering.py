@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.sim.profiles import PROFILES
 from ledger.sim.runner import simulate
 from ledger.table.events import table_id

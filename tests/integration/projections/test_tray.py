@@ -10,7 +10,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.commands import CountInventory, Credit, Fill, StartHand
 from ledger.domain.errors import LedgerError
 from ledger.sim.runner import simulate

@@ -12,10 +12,10 @@ from eventsourcing.persistence import StoredEvent
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
+from ledger.access.principals import PrincipalStore
 from ledger.api import create_app
-from ledger.application import LedgerApp
+from ledger.app.application import LedgerApp
 from ledger.domain.commands import BuyIn, CorrectMovement, OpenTable, SeatPlayer
-from ledger.principals import PrincipalStore
 from ledger.settings import Settings
 from ledger.table.events import table_id
 from projections import unholdable

@@ -1,5 +1,5 @@
 """Which names in a command approve or sign something, and the check that each is a principal
-the ledger knows (:func:`ledger.principals.require_approver`).
+the ledger knows (:func:`ledger.access.principals.require_approver`).
 
 - ``approver`` of a configuration change (COM-4): a supervisor or an admin;
 - ``approved_by`` of a void (COM-5; CHP-10 when the game's rules would refuse it): a supervisor
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ledger.access.principals import PrincipalStore, require_approver
 from ledger.domain.actors import APPROVERS, SIGNERS
 from ledger.domain.commands import (
     CORRECTION_COMMANDS,
@@ -27,7 +28,6 @@ from ledger.domain.commands import (
     Fill,
     VoidHand,
 )
-from ledger.principals import PrincipalStore, require_approver
 
 TRAY_RULES = {CountInventory: "INV-1", Fill: "INV-2", Credit: "INV-3"}
 

@@ -33,7 +33,7 @@ from ledger.logs import get_logger
 from ledger.store.errors import loaded_classes
 from ledger.store.sidetables import ACCESS_TABLE, SideTable
 
-log = get_logger("ledger.access")
+log = get_logger("ledger.access.accesslog")
 GENESIS = "0" * 64
 _COLUMNS = "seq, at, who, what, table_code, hand_no, detail, prev_hash, row_hash"
 _ATTEMPTS = 20

@@ -7,7 +7,7 @@ audit, exports, reports, the table list, metrics) fans out over :attr:`Fleet.app
 principals, the access log) live in the fleet's home store, the first shard of the map.
 
 Without ``LEDGER_SHARDS`` there is no fleet: :func:`open_ledger` gives the one
-:class:`~ledger.application.LedgerApp` of ``LEDGER_DATABASE_URL`` exactly as before, and the
+:class:`~ledger.app.application.LedgerApp` of ``LEDGER_DATABASE_URL`` exactly as before, and the
 helpers :func:`app_of`, :func:`apps_of` and :func:`home_of` take either.
 
 A table never moves silently. The map's patterns may not overlap (:mod:`ledger.store.shards`), so
@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.application import CommandResult, LedgerApp
+from ledger.access.principals import PrincipalStore
+from ledger.app.application import CommandResult, LedgerApp
 from ledger.domain.actors import Actor
 from ledger.domain.commands import Command, OpenTable
-from ledger.principals import PrincipalStore
 from ledger.settings import Settings, get_settings
 from ledger.store.fleet import StoreFleet, home_store_of, store_of, stores_of
 from ledger.table.dealing import DeckKeeper

@@ -20,12 +20,12 @@ from uuid import UUID
 from eventsourcing.application import ProcessingEvent
 from eventsourcing.persistence import IntegrityError, Recording
 
-from ledger.approvals import check_approvals
+from ledger.access.approvals import check_approvals
+from ledger.access.principals import PrincipalStore
 from ledger.domain.actors import Actor
 from ledger.domain.commands import CORRECTION_COMMANDS, Command, OpenTable
 from ledger.domain.errors import ConcurrencyError, LedgerError, StateConflict
 from ledger.logs import get_logger
-from ledger.principals import PrincipalStore
 from ledger.settings import Settings
 from ledger.store.base import LedgerStore
 from ledger.store.schema import CommandRow
