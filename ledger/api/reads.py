@@ -1,4 +1,4 @@
-"""Read endpoints over the projections' query layer (``projections.queries.ReadModel``).
+"""Read endpoints over the projections' query layer (``projections.read.queries.ReadModel``).
 
 Each read first brings the views up to date (one catch-up at a time per process; a read right
 after a write sees it), then answers with the query's rows. Nothing here computes a view of its
@@ -31,8 +31,8 @@ from ledger.store.availability import waiting_for
 from ledger.store.errors import StoreError
 from ledger.store.readstore import REPLAY_WAIT_S, views_position
 from projections.db import Store
-from projections.fleet import each, read_model, runner
-from projections.queries import MAX_LIMIT, ReadModel
+from projections.read.fleet import each, read_model, runner
+from projections.read.queries import MAX_LIMIT, ReadModel
 
 Rows = list[dict[str, Any]]
 POSITION_HEADER = "X-Ledger-Views-Position"
@@ -176,8 +176,8 @@ def hands(
     """Summaries without cards, by table then hand number; ``from``/``to`` bound the gaming days
     (instead of ``day``). With ``player``: that player's hands across tables, oldest first, with
     the seat, the wagers by kind and the player's result."""
+    from projections.read.search import search_hands
     from projections.reports.periods import period
-    from projections.search import search_hands
 
     chosen = None
     if first is not None or last is not None:

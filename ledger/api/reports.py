@@ -14,7 +14,7 @@ from fastapi import Depends, Query
 from ledger.api.auth import Principal, require
 from ledger.api.commands import CODE_PATH
 from ledger.api.reads import DAY_PATTERN, MONEY, TABLE, QueryDay, _get, reads
-from projections.queries import ReadModel
+from projections.read.queries import ReadModel
 from projections.reports.hold import hold_report
 from projections.reports.hold_days import hold_days
 from projections.reports.inventory import inventory_report

@@ -110,6 +110,9 @@ class CommandResult:
 class LedgerApp(LedgerStore):
     """The event-sourced ledger of all tables in one store: a store that takes commands."""
 
+    name = LedgerStore.name
+    """The same store as the read side's (the library names the events table after it)."""
+
     def __init__(
         self,
         settings: Settings | None = None,

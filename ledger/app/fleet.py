@@ -3,7 +3,7 @@
 :class:`Fleet` routes by table code: a command, a read of a table's state, a hand replay go to
 the one ledger application whose store holds the table. What covers every table (the views, the
 audit, exports, reports, the table list, metrics) fans out over :attr:`Fleet.apps` and merges
-(:mod:`projections.fleet`). Records that belong to no table (API tokens, the register of
+(:mod:`projections.read.fleet`). Records that belong to no table (API tokens, the register of
 principals, the access log) live in the fleet's home store, the first shard of the map.
 
 Without ``LEDGER_SHARDS`` there is no fleet: :func:`open_ledger` gives the one

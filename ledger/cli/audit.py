@@ -83,7 +83,7 @@ def verify(
     from projections.audit.parallel import default_jobs
     from projections.audit.seal import FORMAT_V1, read_seals, seal_key
     from projections.audit.verify import verify as run
-    from projections.context import parse_day
+    from projections.views.context import parse_day
 
     with ledger_app(database_url, reading=True) as ledger, table_guard(ledger, table):
         seals = read_seals(list(seal or []))
@@ -275,7 +275,7 @@ def seal(
     from ledger.domain.errors import InvalidInput
     from projections.audit import keys
     from projections.audit.seal import make_seal, previous_for, read_seal, unfinished
-    from projections.context import parse_day
+    from projections.views.context import parse_day
 
     with ledger_app(database_url) as ledger:
         day = parse_day(day)

@@ -301,7 +301,7 @@ def day_activity(ledger: Any, day: str, table: str | None = None) -> tuple[int, 
     """(tables with activity, hands started) on gaming day ``day``, from the projections
     (brought up to date first when this role may; else as they stand)."""
     from ledger.store.readstore import is_replica
-    from projections.fleet import read_model, runner
+    from projections.read.fleet import read_model, runner
 
     if not is_replica(ledger):  # a read store's views are as the primary's catch-up left them
         with contextlib.suppress(Exception):  # a role that may only read: the views as they are

@@ -151,11 +151,11 @@ def _read_side(ledger: Any, console: Console, out: Path) -> bool:
     """Rebuild the projections, audit every table, write the day's exports; True if clean."""
     from ledger.store.fleet import log_head
     from projections.audit import verify
-    from projections.context import current_gaming_day
     from projections.exports.accounting import export_accounting
     from projections.exports.hands import export_hands
-    from projections.fleet import read_model
-    from projections.fleet import runner as make_runner
+    from projections.read.fleet import read_model
+    from projections.read.fleet import runner as make_runner
+    from projections.views.context import current_gaming_day
 
     runner = make_runner(ledger)
     runner.reset()

@@ -41,10 +41,10 @@ def accounting(
     from ledger.cli.common import fail
     from ledger.cli.projections import catch_up
     from ledger.domain.errors import InvalidInput
-    from projections.context import parse_day
     from projections.exports.accounting import export_accounting
-    from projections.fleet import read_model
+    from projections.read.fleet import read_model
     from projections.reports.periods import period
+    from projections.views.context import parse_day
 
     kind = fmt.lower()
     if kind not in ("csv", "xlsx"):
@@ -90,9 +90,9 @@ def hands(
     from ledger.cli.projections import catch_up
     from ledger.store.fleet import table_guard
     from ledger.store.readstore import primary_of
-    from projections.context import parse_day
     from projections.exports.hands import export_hands
-    from projections.fleet import read_model
+    from projections.read.fleet import read_model
+    from projections.views.context import parse_day
 
     with ledger_app(database_url, reading=True) as ledger, table_guard(ledger, table):
         day = parse_day(day)

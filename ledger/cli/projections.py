@@ -41,7 +41,7 @@ def status(
     Exit status 0 when every view can be brought up to date (a lag alone is not a failure);
     1 when any view is outdated (built by another version or with another
     LEDGER_GAMING_DAY_START: run `ledger projections rebuild`); 2 on an error."""
-    from projections.fleet import runner as make_runner
+    from projections.read.fleet import runner as make_runner
 
     with ledger_app(database_url, reading=True) as ledger:
         runner = make_runner(ledger)
@@ -104,7 +104,7 @@ def update(
 
 def _follow(view: list[str] | None, database_url: str | None, interval: float) -> None:
     """Poll and catch up until SIGINT or SIGTERM; one line per catch-up that read events."""
-    from projections.fleet import runner as make_runner
+    from projections.read.fleet import runner as make_runner
 
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set())
@@ -165,7 +165,7 @@ def _now() -> str:
 def _run(view: list[str] | None, database_url: str | None, *, rebuild: bool,
          jobs: int | None = None) -> None:
     from projections.audit.parallel import default_jobs
-    from projections.fleet import runner as make_runner
+    from projections.read.fleet import runner as make_runner
 
     with ledger_app(database_url) as ledger:
         runner = make_runner(ledger, view)
@@ -182,7 +182,7 @@ def _run(view: list[str] | None, database_url: str | None, *, rebuild: bool,
 
 
 def _warn_left_out(rejected: list[Any]) -> None:
-    """Events the views left out (projections.unholdable): reported, the rest went on."""
+    """Events the views left out (projections.views.unholdable): reported, the rest went on."""
     for left in rejected:
         typer.echo(f"warning: table {left.table_code} version {left.version} (log position "
                    f"{left.position}) is left out of the views: {left.why}; see the README, "
@@ -193,7 +193,7 @@ def catch_up(ledger: Any, label: str = "projections") -> int:
     """Bring every view up to date (used before exports), with progress on a terminal; on a
     read store (a standby, read-only) the views are read as the primary's catch-up left them."""
     from ledger.store.readstore import is_replica
-    from projections.fleet import runner as make_runner
+    from projections.read.fleet import runner as make_runner
 
     if is_replica(ledger):
         return 0

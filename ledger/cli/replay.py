@@ -112,7 +112,7 @@ def replay(
     from projections.audit.chain import breaks_text, chain_breaks
     from projections.audit.handchain import anchored, span_breaks
     from projections.audit.handreplay import rules_of
-    from projections.correction_queries import correction_events
+    from projections.read.correction_queries import correction_events
 
     breaks = None
     with ledger_app(database_url, reading=True) as fleet, table_guard(fleet, table):

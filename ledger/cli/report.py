@@ -42,7 +42,7 @@ def _money(minor: int | None, currency: str | None = None) -> str:
 
 def _currencies(ledger: Any) -> dict[str, str]:
     """Each table's currency, by table code (from the tables view)."""
-    from projections.fleet import read_model
+    from projections.read.fleet import read_model
 
     return {t["table_code"]: t["currency"] for t in read_model(ledger).tables()}
 
@@ -78,7 +78,7 @@ def paytable(
                           "the table's own configurations"))
     if table is not None:
         from ledger.cli.projections import catch_up
-        from projections.fleet import read_model
+        from projections.read.fleet import read_model
 
         with ledger_app(database_url) as ledger, _computing():
             catch_up(ledger)
@@ -200,7 +200,7 @@ def hold(
     Columns: the period, month to date, year to date (COMAR 36.05.03.25). Exit status 1 when a
     column is flagged."""
     from ledger.cli.projections import catch_up
-    from projections.fleet import read_model
+    from projections.read.fleet import read_model
     from projections.reports.hold import hold_report
 
     chosen = _period(day, first, last, month)
@@ -246,7 +246,7 @@ def inventory(
     opening) per gaming day, against the ledger's house win; exit status 1 when a day shows a
     variance."""
     from ledger.cli.projections import catch_up
-    from projections.fleet import read_model
+    from projections.read.fleet import read_model
     from projections.reports.inventory import inventory_report
 
     chosen = _period(day, first, last, month)
@@ -294,7 +294,7 @@ def players(
     """Player ratings across tables: hands, time at the tables, average wager, handle,
     theoretical and actual win (what the tables won from the player)."""
     from ledger.cli.projections import catch_up
-    from projections.fleet import read_model
+    from projections.read.fleet import read_model
     from projections.reports.players import player_report
 
     chosen = _period(day, first, last, month)
@@ -356,7 +356,7 @@ def hands(
     gaming days in between)."""
     from ledger.cli.projections import catch_up
     from ledger.store.fleet import table_guard
-    from projections.fleet import read_model
+    from projections.read.fleet import read_model
     from projections.reports.players import player_hands
 
     chosen = None if first is None and last is None else _period(None, first, last, None)

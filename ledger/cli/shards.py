@@ -31,7 +31,7 @@ def shards(
     is restored: a table never moves); 2 when the map itself is faulty (`invalid_shards`) or
     no map is set."""
     from ledger.app.fleet import Fleet
-    from projections.fleet import placement
+    from projections.read.fleet import placement
 
     # Refused before any store is opened: nothing is made at LEDGER_DATABASE_URL for it.
     if not settings_for(database_url).shards.strip():

@@ -43,7 +43,15 @@ class LedgerStore(Application[UUID]):
     """The tables of one store: opened, loaded through their hash chain, read under a lock."""
 
     name = "Ledger"
+    """The library names the store's tables after it (``ledger_events``, ``ledger_snapshots``
+    on PostgreSQL): every subclass keeps it, or it would open other tables."""
     snapshot_class = TableSnapshot
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.name != LedgerStore.name:
+            raise TypeError(f"{cls.__name__} must keep the store's name {LedgerStore.name!r} "
+                            "(its tables are named after it)")
 
     def __init__(
         self,

@@ -23,7 +23,7 @@ CORRECTIONS_WHERE = "topic IN ('ledger.table:HandCorrected', 'ledger.table:SeatC
 
 """The condition of the corrections index, a partial index of the events table on (table,
 version) holding the correction events alone: it finds the corrections of a hand without
-reading the table's other events (``projections.correction_queries``). A query uses it when
+reading the table's other events (``projections.read.correction_queries``). A query uses it when
 its condition holds this text as it stands (literal topics, no parameters)."""
 
 

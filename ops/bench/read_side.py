@@ -31,8 +31,8 @@ from ledger.settings import Settings
 from ledger.sim.profiles import PROFILES
 from ledger.sim.runner import simulate
 from projections.audit import verify
-from projections.registry import view_names
-from projections.runner import Runner
+from projections.views.registry import view_names
+from projections.views.runner import Runner
 
 PAGE = 1_000
 

@@ -81,7 +81,7 @@ def http_child(out_path: str) -> None:
                 if o.kind == "accepted":
                     hostile.restore(client, tokens, case)
             if after is not None:  # what the command cases left: the reads and a rebuild
-                from projections.context import current_gaming_day
+                from projections.views.context import current_gaming_day
 
                 day = current_gaming_day("Europe/Amsterdam", settings.gaming_day_start)
                 auditor = {"Authorization": f"Bearer {tokens['auditor']}"}

@@ -28,7 +28,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from ledger.api import create_app  # noqa: E402
 from ledger.logs import configure  # noqa: E402
 from ledger.settings import Settings  # noqa: E402
-from projections.context import current_gaming_day  # noqa: E402
+from projections.views.context import current_gaming_day  # noqa: E402
 from tests.support import hostile  # noqa: E402
 
 

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from ledger.domain import accounts
 from ledger.domain import records as r
 from ledger.domain.accounts import net_flows
-from projections.base import ancestry, field_of
+from projections.views.base import ancestry, field_of
 
 _ACCOUNT = re.compile(r"^(cage|house|rake|jackpot|bank|player:.+|owed:.+|spot:\d+:.+)$")
 NON_NEGATIVE = ("player:", "spot:", "bank", "rake", "jackpot")
@@ -48,7 +48,7 @@ class Conservation:
 
     def event(self, event: BaseModel, version: int) -> None:
         """Checks on one event by itself (before it is applied)."""
-        isa = ancestry(event.__class__)  # isinstance by a set lookup (projections.base.Item)
+        isa = ancestry(event.__class__)  # isinstance by a set lookup (projections.views.base.Item)
         hand = field_of(event, "hand_no")
         transfers: tuple[r.Transfer, ...] = field_of(event, "transfers", ())
         if transfers:  # none: nothing to check, and they sum to zero

@@ -40,7 +40,7 @@ from ledger.domain.commands import (
     UnseatPlayer,
     VoidHand,
 )
-from projections.base import ancestry
+from projections.views.base import ancestry
 
 AUDIT_ID = "audit"
 _MADE: dict[tuple[Any, ...], Command] = {}
@@ -55,7 +55,7 @@ def command_for(
 
     ``recorded_source``: the table's cards come from a device (COM-8), so a deal carries them.
     """
-    first: Any = group[0]  # its kind is found by a set lookup (projections.base.ancestry)
+    first: Any = group[0]  # its kind is found by a set lookup (projections.views.base.ancestry)
     last: Any = group[-1]
     base = {"command_id": AUDIT_ID, "table": code}
     if r.PlayerUnseated in ancestry(last.__class__):

@@ -31,7 +31,7 @@ from projections.audit.model import AuditReport, Discrepancy
 from projections.audit.reader import consistent_read
 from projections.audit.replay import GroupResult
 from projections.audit.verify import _existing, audit_table, hand_scope
-from projections.correction_queries import correction_events
+from projections.read.correction_queries import correction_events
 
 
 @dataclass

@@ -14,7 +14,7 @@ chain (stored rows): ``event_edited`` (an event no longer hashes to what the nex
 earlier one), ``events_reordered`` (rows out of their chain order), ``stream_start`` (the stream
 does not begin with a TableOpened on the genesis hash), ``undecodable_event``;
 corrections index (what a hand's replay reads of its table after the hand,
-:mod:`projections.correction_queries`): ``corrections_index`` (the index does not give exactly
+:mod:`projections.read.correction_queries`): ``corrections_index`` (the index does not give exactly
 the correction events the audit read: made stale by hand, it would hide a hand's corrections
 from its replay);
 command log (the copy of every event kept with its command): ``command_log_mismatch``,
@@ -27,7 +27,7 @@ seal (:mod:`projections.audit.sealcheck`): ``seal_truncated``, ``seal_mismatch``
 key given; it says nothing about the chains, so it leaves ``chain_ok`` alone: ``seal_ok``);
 read models (:mod:`projections.audit.reconcile`): ``projection_mismatch``, and
 ``unholdable_value`` (an event holding a number no view can store, left out of the views, or a
-balance past that range: :mod:`projections.unholdable`);
+balance past that range: :mod:`projections.views.unholdable`);
 bounds: ``out_of_bounds`` (a recorded command outside the bounds every command has now,
 :mod:`ledger.domain.bounds`: written before them, or by hand);
 access log (:mod:`ledger.access.accesslog`, a full audit only): ``access_log_broken``;

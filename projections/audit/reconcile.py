@@ -15,7 +15,7 @@ day, what the views must hold:
 A view is compared at its own position in the notification log (its tracking row, read in the
 audit's snapshot): only the events it has seen count, so a view that lags is not a mismatch.
 An event holding a number no view can store is left out here as the views leave it out
-(:mod:`projections.unholdable`), and so is an event the views record in ``proj_rejects`` (one
+(:mod:`projections.views.unholdable`), and so is an event the views record in ``proj_rejects`` (one
 with which a total would leave the range); the audit reports each as ``unholdable_value``.
 Each difference is a ``projection_mismatch`` (view, table, day, field, expected, found); the
 views found so are marked outdated in ``proj_tracking`` (``projections status`` says so, and
@@ -37,12 +37,12 @@ from ledger.domain import accounts
 from ledger.domain import records as r
 from ledger.domain.accounts import net_flows
 from ledger.table.events import TableEvent
-from projections.accounting import SUMS, Accounting
 from projections.audit.model import Discrepancy
-from projections.base import Item, ancestry, field_of
-from projections.context import TableInfo, _zone, gaming_day
 from projections.db import iso
-from projections.unholdable import too_large
+from projections.views.accounting import SUMS, Accounting
+from projections.views.base import Item, ancestry, field_of
+from projections.views.context import TableInfo, _zone, gaming_day
+from projections.views.unholdable import too_large
 
 VIEWS = ("accounting", "hands", "bankrolls", "jackpot")
 MISMATCH = "mismatch;"
@@ -87,7 +87,7 @@ class Totals:
         gaming day, when the caller worked it out; ``flows``: ``net_flows`` of its transfers,
         when the caller worked them out (not changed here)."""
         if position in self.left_out or (not screened and too_large(event) is not None):
-            return  # left out of the views too (projections.unholdable)
+            return  # left out of the views too (projections.views.unholdable)
         if day is None:
             day = gaming_day(event.timestamp, info.timezone, self.day_start)
         code = info.code
@@ -159,7 +159,7 @@ _LAST = timedelta(seconds=59, microseconds=999_999)
 
 
 class GamingDays:
-    """:func:`projections.context.gaming_day` of event timestamps, worked out once per minute
+    """:func:`projections.views.context.gaming_day` of event timestamps, worked out once per minute
     of time and table time zone, where that is exact.
 
     ``gaming_day`` shifts the local time back by the day's start (hours, minutes and seconds)

@@ -35,7 +35,7 @@ from projections.audit.checks import Conservation, rake_check
 from projections.audit.commands import command_for
 from projections.audit.compare import compare_records, record_type
 from projections.audit.model import AuditReport, Discrepancy
-from projections.base import ancestry, field_of
+from projections.views.base import ancestry, field_of
 
 Scope = Callable[[TableState | None, TableEvent], bool]
 PastAt = Callable[[int], Past]

@@ -47,7 +47,7 @@ from ledger.table.state import TableState
 from projections.audit import keys
 from projections.audit.reader import SnapshotReader, consistent_read
 from projections.audit.reconcile import Totals
-from projections.context import TableInfo, day_bounds, parse_day
+from projections.views.context import TableInfo, day_bounds, parse_day
 
 FORMAT_V1 = "table-ledger seal v1"
 FORMAT = "table-ledger seal v2"

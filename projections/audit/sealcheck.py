@@ -41,7 +41,7 @@ from projections.audit.seal import (
     hmac_signature,
     seal_digest,
 )
-from projections.context import day_bounds
+from projections.views.context import day_bounds
 
 STORE = "*"
 

@@ -55,10 +55,10 @@ from projections.audit.reconcile import (
     view_positions,
 )
 from projections.audit.replay import Observer, Scope, TableAudit
-from projections.base import ancestry, field_of
-from projections.context import TableInfo, gaming_day, parse_day
 from projections.db import iso
-from projections.unholdable import INT64_MAX, INT64_MIN, too_large
+from projections.views.base import ancestry, field_of
+from projections.views.context import TableInfo, gaming_day, parse_day
+from projections.views.unholdable import INT64_MAX, INT64_MIN, too_large
 
 if TYPE_CHECKING:  # imported where used: one table's audit (ledger audit hand) needs neither
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -179,7 +179,7 @@ def _left_out(report: AuditReport, rejects: dict[int, tuple[str, int, str]],
 
 
 def _fingerprints(app: Any) -> dict[str, str]:
-    from projections.runner import Runner
+    from projections.views.runner import Runner
 
     runner = Runner(app, list(VIEWS))
     return {view.name: runner.fingerprint(view) for view in runner.views}
@@ -256,9 +256,9 @@ def _corrections_index(app: Any, tid: UUID, label: str, after: int, upto: int,
                        read: list[int], report: AuditReport) -> None:
     """``corrections_index`` when the corrections index does not give exactly the correction
     events read (after ``after``, up to ``upto``): a hand's replay reads only the index after
-    the hand (``projections.correction_queries``), so an index made stale by hand would hide
+    the hand (``projections.read.correction_queries``), so an index made stale by hand would hide
     a hand's corrections from it, or show others, with every row and the chain intact."""
-    from projections.correction_queries import indexed_corrections
+    from projections.read.correction_queries import indexed_corrections
 
     indexed = indexed_corrections(app, tid, after, upto)
     if indexed is not None and indexed != read:

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from projections.context import parse_day
 from projections.exports.files import output_dir, units, write_csv, write_jsonl
-from projections.queries import ReadModel
+from projections.read.queries import ReadModel
+from projections.views.context import parse_day
 
 ACCOUNTING = ("table", "gaming_day", "game", "currency", "hands_settled", "hands_voided",
               "hands_cancelled", "drop", "cash_outs", "house_win", "hold_pct", "rake",

@@ -1,7 +1,7 @@
 """``ledger export hands``: the hand histories of a gaming day.
 
 - ``jsonl`` (every game): ``hands-D.jsonl``, one object per ended hand, as
-  :meth:`projections.queries.ReadModel.hand` returns it plus the table's currency: table, hand,
+  :meth:`projections.read.queries.ReadModel.hand` returns it plus the table's currency: table, hand,
   game, times, status, seats, cards by round, actions, reveals, result (outcomes with rule ids,
   transfers, jackpot, coverage, pots, points, rake), revealed deck, totals. Amounts here are
   integer minor units (keys ending ``_minor``, and ``amount``/``stake``/``withheld`` inside the
@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from ledger.domain.errors import InvalidInput
-from projections.context import parse_day
 from projections.exports import poker
 from projections.exports.accounting import Written
 from projections.exports.files import output_dir, write_jsonl
-from projections.queries import ReadModel
+from projections.read.queries import ReadModel
+from projections.views.context import parse_day
 
 FORMATS = ("jsonl", "phh", "ohh")
 HandWriter = Callable[[Any, ReadModel, list[dict[str, Any]], Path, str], list[Written]]

@@ -42,7 +42,7 @@ from ledger.store.fleet import store_of
 from ledger.table.events import table_id
 from projections.exports.accounting import Written
 from projections.exports.files import replaced_directory
-from projections.queries import ReadModel
+from projections.read.queries import ReadModel
 
 STUD = "stud-hilo"
 OHH_VERSION = "1.4.6"

@@ -28,7 +28,7 @@ from openpyxl.utils import get_column_letter
 from ledger.domain.errors import LedgerError
 from ledger.domain.money import minor_units
 from projections.exports.files import output_dir
-from projections.queries import ReadModel
+from projections.read.queries import ReadModel
 from projections.reports.hold import hold_report
 from projections.reports.inventory import inventory_report
 from projections.reports.periods import Period

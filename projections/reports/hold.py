@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from projections.fleet import for_table
-from projections.queries import hold_pct
+from projections.read.fleet import for_table
+from projections.read.queries import hold_pct
 from projections.reports.paytable import decimal, mathematics
 from projections.reports.periods import Period, columns
 from projections.reports.rake_report import rake_stats_by_config

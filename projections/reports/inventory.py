@@ -2,15 +2,15 @@
 
 ``win = drop + credits - fills + closing - opening``: the drop is the accounting view's
 buy-ins of the day, fills and credits the day's sums, opening the day's first opening count and
-closing its last closing count (:mod:`projections.tray`). The ledger's own house result for the
-day is the accounting view's house win; the difference is the ``variance``. ``status`` is
+closing its last closing count (:mod:`projections.views.tray`). The ledger's own house result for
+the day is the accounting view's house win; the difference is the ``variance``. ``status`` is
 ``reconciled`` (no difference), ``variance`` or ``incomplete`` (a count is missing: nothing to
 compare). Per table, ``totals`` gives the period, the month to date and the year to date of its
 last day (COMAR 36.05.03.25): the sums over the days counted at both ends, and how many days
 reconciled, showed a variance or were incomplete.
 
-Corrections recorded that day (COR-1..5, :mod:`projections.corrections`) count as what they say
-really happened: a corrected buy-in changes the drop, a corrected fill or credit the day's
+Corrections recorded that day (COR-1..5, :mod:`projections.views.corrections`) count as what they
+say really happened: a corrected buy-in changes the drop, a corrected fill or credit the day's
 fills or credits, and what a hand correction moves between the house and the players' stacks
 (the tray pays it or takes it) the ledger's win; what it leaves owed is settled at the cage,
 not from the tray. ``corrections`` counts those that changed the day's figures.
@@ -22,7 +22,7 @@ import json
 from typing import Any
 
 from ledger.domain.accounts import HOUSE
-from projections.fleet import by, fetch_all, for_table
+from projections.read.fleet import by, fetch_all, for_table
 from projections.reports.periods import Period, columns
 
 TOTALS = ("drop_minor", "fills_minor", "credits_minor", "inventory_win_minor",

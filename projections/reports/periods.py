@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from ledger.domain.errors import InvalidInput
-from projections.context import parse_day
+from projections.views.context import parse_day
 
 _MONTH = re.compile(r"^\d{4}-\d{2}$")
 MAX_DAYS = 3_700

@@ -20,7 +20,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from projections.fleet import by, each, fetch_all, for_table, paged_merge
+from projections.read.fleet import by, each, fetch_all, for_table, paged_merge
 from projections.reports.hold import FEES
 from projections.reports.paytable import mathematics
 from projections.reports.periods import Period, columns

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from projections.fleet import for_table
+from projections.read.fleet import for_table
 from projections.reports.paytable import decimal
 
 

@@ -95,7 +95,7 @@ def test_simulations_audit_and_exports_span_both_shards(tmp_path: Path) -> None:
 
 
 def _day(directory: Path, shards: str) -> str:
-    from projections.fleet import read_model, runner
+    from projections.read.fleet import read_model, runner
 
     fleet = Fleet.open(Settings(shards=shards, deck_key_file=directory / "deck.key"))
     try:

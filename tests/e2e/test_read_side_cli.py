@@ -17,7 +17,7 @@ import pytest
 
 from ledger.domain.commands import StartHand, VoidHand
 from ledger.table.events import table_id
-from projections.context import gaming_day
+from projections.views.context import gaming_day
 
 COMMANDS = ("projections status", "projections rebuild", "projections update", "audit verify",
             "audit hand", "audit seal", "export accounting", "export hands")

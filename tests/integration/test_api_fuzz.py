@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, settings
 from ledger.api import create_app
 from ledger.api.commands import ENDPOINTS
 from ledger.settings import Settings
-from projections.context import current_gaming_day
+from projections.views.context import current_gaming_day
 from tests.support import hostile
 from tests.support.http import bearer, make_tokens
 

@@ -22,7 +22,7 @@ from ledger.sim.runner import simulate
 from ledger.store.backup import backup
 from projections.audit import verify
 from projections.audit.seal import make_seal
-from projections.context import gaming_day
+from projections.views.context import gaming_day
 
 KEY = Ed25519PrivateKey.generate()
 TABLES = {"caribbean-stud": "CSP-B", "high-card-flush": "HCF-B"}

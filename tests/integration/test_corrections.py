@@ -43,8 +43,8 @@ from ledger.store.history import StorePast, stream
 from ledger.table.events import table_id
 from projections.audit import AuditReport, verify
 from projections.db import Store
-from projections.queries import ReadModel
-from projections.runner import Runner
+from projections.read.queries import ReadModel
+from projections.views.runner import Runner
 from tests.support.driver import Driver, stud_hand
 
 BOSS, DEPUTY = "sup-anna", "sup-bram"
@@ -254,9 +254,9 @@ def test_inventory_reconciles_with_the_days_corrections(app: LedgerApp) -> None:
     """INV-4 with COR-1/2: the tray paid the corrected Play win and really got half the fill
     keyed; the win by inventory matches the ledger's house win once the day's corrections
     count as what really happened."""
-    from projections.context import gaming_day
     from projections.reports.inventory import inventory_report
     from projections.reports.periods import period
+    from projections.views.context import gaming_day
 
     t = Driver(app, "INV-C", "caribbean-stud", {})
     t.do(CountInventory, moment="opening", chips={10_000: 100}, signers=(BOSS, DEPUTY))

@@ -30,8 +30,8 @@ from ledger.store.history import stream
 from ledger.table.events import table_id
 from projections.audit import verify
 from projections.db import Store
-from projections.queries import ReadModel
-from projections.runner import Runner
+from projections.read.queries import ReadModel
+from projections.views.runner import Runner
 from tests.integration.test_corrections import BOSS, stored
 from tests.support import tamper
 from tests.support.driver import Driver

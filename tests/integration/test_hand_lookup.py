@@ -173,8 +173,8 @@ def test_a_stale_corrections_index_is_reported_by_the_audit(sqlite_settings: Set
     from ledger.domain.records import CardFix
     from ledger.store.urls import sqlite_path
     from projections.audit import verify
-    from projections.correction_queries import correction_events
     from projections.db import Store
+    from projections.read.correction_queries import correction_events
     from tests.support.driver import stud_hand
 
     ledger = LedgerApp(sqlite_settings)
@@ -301,7 +301,7 @@ def test_an_undecodable_correction_of_a_hand_is_named(store_settings: Settings,
     from ledger.domain.errors import UndecodableEvent
     from ledger.domain.records import CardFix
     from projections.audit.handreplay import hand_replay
-    from projections.correction_queries import correction_events
+    from projections.read.correction_queries import correction_events
     from tests.support.driver import stud_hand
 
     ledger = LedgerApp(store_settings)

@@ -24,11 +24,11 @@ from projections.audit.seal import make_seal
 from projections.audit.verify import verify
 from projections.exports.accounting import export_accounting
 from projections.exports.hands import export_hands
-from projections.fleet import FleetReadModel, each, read_model, runner
-from projections.queries import ReadModel
+from projections.read.fleet import FleetReadModel, each, read_model, runner
+from projections.read.queries import ReadModel
+from projections.read.search import search_hands
 from projections.reports.players import player_hands
 from projections.reports.rake_report import rake_stats
-from projections.search import search_hands
 from tests.conftest import fresh_databases
 from tests.integration.projections.conftest import play
 from tests.support.http import bearer, make_tokens, play_table
@@ -131,7 +131,7 @@ def test_the_fleets_views_agree_with_each_stores_own(fleet: Fleet,
     balances = read.balances()
     assert balances == sorted((r for m in own for r in m.balances()),
                               key=lambda r: (r["table_code"], r["account"]))
-    monkeypatch.setattr("projections.rebuild.MIN_EVENTS", 1)  # worker processes per store
+    monkeypatch.setattr("projections.views.rebuild.MIN_EVENTS", 1)  # worker processes per store
     assert runner(fleet).rebuild(jobs=2) > 0
     assert read_model(fleet).balances() == balances
     totals = {p["player"]: p["balance_minor"] for p in read.player_totals()}

@@ -366,7 +366,7 @@ def reads_after(client: Any, tokens: dict[str, str], day: str) -> dict[str, int]
 
 def rebuild(ledger: Any) -> str:
     """``ledger projections rebuild``, in process: "ok" or the failure's class and message."""
-    from projections.runner import Runner
+    from projections.views.runner import Runner
 
     try:
         runner = Runner(ledger)

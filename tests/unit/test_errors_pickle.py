@@ -1,4 +1,4 @@
-"""A refusal raised in a worker process (a rebuild's, ``projections.rebuild``) reaches the
+"""A refusal raised in a worker process (a rebuild's, ``projections.views.rebuild``) reaches the
 parent as itself: pickled and read back with its code, message and details, so the operator
 reads ``undecodable_event`` or ``projection_rebuilt_meanwhile``, not a broken process pool."""
 

@@ -65,7 +65,7 @@ def test_com_2_the_minor_units_are_iso_4217s() -> None:
 
 
 def test_stud8_11_hcf_13_chp_11_rake_methods_in_one_form_in_currency_units() -> None:
-    from projections.rake import method_text
+    from projections.views.rake import method_text
 
     assert method_text("STUD8-11", "500 bps of the pot, cap 300, whole chips, main pot first",
                        "EUR") == "STUD8-11: 5.00% of the pot, at most 3.00 a hand, whole chips, " \

@@ -86,7 +86,7 @@ def shared_settings(request: pytest.FixtureRequest,
 @pytest.fixture(scope="module")
 def shared(shared_settings: Settings) -> Iterator[tuple[LedgerApp, dict[str, str]]]:
     """One ledger per module with hands of every game played and the views caught up."""
-    from projections.runner import Runner
+    from projections.views.runner import Runner
 
     ledger = LedgerApp(shared_settings)
     codes = play(ledger)

@@ -19,7 +19,7 @@ from projections.audit import verify
 from projections.audit.handreplay import hand_replay
 from projections.audit.keys import signing_key
 from projections.audit.seal import make_hmac_seal, make_seal, seal_key
-from projections.context import gaming_day
+from projections.views.context import gaming_day
 from tests.support import tamper
 
 from .conftest import HANDS

@@ -15,7 +15,7 @@ from ledger.app.application import LedgerApp
 from ledger.sim.runner import simulate
 from ledger.table.events import table_id
 from projections.audit import verify
-from projections.context import gaming_day
+from projections.views.context import gaming_day
 from tests.support import tamper
 
 CSP, HCF = "CSP-F", "HCF-F"

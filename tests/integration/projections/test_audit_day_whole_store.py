@@ -15,7 +15,7 @@ from ledger.table.events import table_id
 from projections.audit import AuditReport, verify
 from projections.audit.model import CHAIN_KINDS, CONSERVATION_KINDS
 from projections.db import Store
-from projections.runner import Runner
+from projections.views.runner import Runner
 from tests.integration.projections.test_audit_fast_paths import CSP, HCF, TAMPERS
 from tests.integration.projections.test_audit_fast_paths import two_tables as two_tables
 from tests.support import tamper
@@ -121,7 +121,7 @@ def test_the_days_hands_are_decided_again_and_each_row_is_counted_once(
 
 def _today(app: LedgerApp) -> str:
     from projections.audit.reader import consistent_read
-    from projections.context import gaming_day
+    from projections.views.context import gaming_day
 
     with consistent_read(app) as reader:
         first = next(iter(reader.events(table_id(CSP))))

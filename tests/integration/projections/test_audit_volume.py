@@ -17,8 +17,8 @@ from ledger.settings import Settings
 from ledger.sim.profiles import PROFILES
 from ledger.sim.runner import simulate
 from projections.audit import verify
-from projections.queries import ReadModel
-from projections.runner import Runner
+from projections.read.queries import ReadModel
+from projections.views.runner import Runner
 
 DEFAULT = {"caribbean-stud": 300, "high-card-flush": 250, "chinese-poker": 250,
            "stud-hilo": 200}

@@ -1,4 +1,4 @@
-"""The runner's reading of the log (``projections.decode``): the rows are those the library's
+"""The runner's reading of the log (``projections.views.decode``): the rows are those the library's
 notifications hold, and each event is the application mapper's, value for value and error for
 error, on the fast path and off it."""
 
@@ -12,8 +12,8 @@ from ledger.app.application import LedgerApp
 from ledger.domain.commands import BuyIn, OpenTable, SeatPlayer
 from ledger.store.mapper import state_bytes
 from ledger.table.events import table_id
-from projections import decode
 from projections.db import Store
+from projections.views import decode
 from tests.integration.projections.conftest import HANDS, play
 
 FEW_HANDS = {game: 2 for game in HANDS}

@@ -17,7 +17,7 @@ from ledger.domain.errors import LedgerError
 from projections.exports.accounting import export_accounting
 from projections.exports.hands import export_hands
 from projections.exports.poker import starting_stacks
-from projections.queries import ReadModel
+from projections.read.queries import ReadModel
 
 from .conftest import HANDS
 

@@ -14,10 +14,10 @@ import pytest
 from ledger.app.application import LedgerApp
 from ledger.cli.projections import follow
 from ledger.domain.errors import StateConflict
-from projections import rebuild as parallel
 from projections.db import Store
-from projections.registry import VIEW_TYPES
-from projections.runner import Runner
+from projections.views import rebuild as parallel
+from projections.views.registry import VIEW_TYPES
+from projections.views.runner import Runner
 
 from .conftest import dump_views
 

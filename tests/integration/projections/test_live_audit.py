@@ -19,8 +19,8 @@ from ledger.sim.runner import simulate
 from projections.audit import verify
 from projections.audit.reader import ReadOnlySnapshot, snapshot_transaction
 from projections.db import Store
-from projections.queries import ReadModel
-from projections.runner import Runner
+from projections.read.queries import ReadModel
+from projections.views.runner import Runner
 
 TABLES = {"caribbean-stud": "CSP-L", "high-card-flush": "HCF-L", "stud-hilo": "STUD8-L",
           "chinese-poker": "CHP-L"}

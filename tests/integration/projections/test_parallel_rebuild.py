@@ -9,9 +9,9 @@ import pytest
 
 from ledger.app.application import LedgerApp
 from ledger.domain.errors import StateConflict
-from projections import rebuild as parallel
-from projections.registry import VIEW_TYPES
-from projections.runner import Runner
+from projections.views import rebuild as parallel
+from projections.views.registry import VIEW_TYPES
+from projections.views.runner import Runner
 from tests.integration.projections.conftest import dump_views
 from tests.support.ranges import balance_past_the_range
 
@@ -87,7 +87,7 @@ def test_a_rebuild_read_straight_through_writes_what_batch_by_batch_writes(
         assert dump_views(app, ALL_TABLES) == alone, size
         assert all(not s.outdated and s.lag == 0 for s in through.status())
         assert indexes() == made
-    monkeypatch.setattr("projections.base.KEEP_AT_MOST", 0)  # everything written each batch
+    monkeypatch.setattr("projections.views.base.KEEP_AT_MOST", 0)  # everything written each batch
     for module in ("hands", "wagers", "bankrolls", "accounting", "jackpot", "tables"):
         monkeypatch.setattr(f"projections.{module}.KEEP_AT_MOST", 0)
     Runner(app, batch_size=97).rebuild()

@@ -20,8 +20,8 @@ from ledger.domain.commands import OpenTable
 from ledger.settings import Settings
 from ledger.sim.runner import simulate
 from projections.exports.hands import export_hands
-from projections.queries import ReadModel
-from projections.runner import Runner
+from projections.read.queries import ReadModel
+from projections.views.runner import Runner
 
 TABLES: dict[str, tuple[int, int, int | None, dict[str, Any]]] = {
     # code: (seed, hands, players, configuration beside the seeded shuffle)

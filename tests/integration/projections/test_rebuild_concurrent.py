@@ -8,9 +8,9 @@ import pytest
 
 from ledger.app.application import LedgerApp
 from ledger.domain.errors import StateConflict
-from projections import rebuild as parallel
-from projections.registry import VIEW_TYPES
-from projections.runner import Runner
+from projections.views import rebuild as parallel
+from projections.views.registry import VIEW_TYPES
+from projections.views.runner import Runner
 from tests.integration.projections.conftest import dump_views
 
 ALL_TABLES = tuple(t for cls in VIEW_TYPES.values() for t in cls.tables)

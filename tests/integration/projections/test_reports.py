@@ -32,12 +32,12 @@ from ledger.domain.commands import (
 from ledger.domain.errors import InvalidInput
 from ledger.evaluation import caribbean as csp
 from projections.exports.workbook import export_workbook
-from projections.queries import ReadModel
+from projections.read.queries import ReadModel
 from projections.reports.hold import hold_report
 from projections.reports.paytable import mathematics
 from projections.reports.periods import period
 from projections.reports.players import player_hands, player_report
-from projections.runner import Runner
+from projections.views.runner import Runner
 
 ROYAL = "As Ks Qs Js Ts"
 FLUSH = "2h 6h 9h Jh Kh"

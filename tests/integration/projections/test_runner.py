@@ -8,10 +8,10 @@ import pytest
 
 from ledger.app.application import LedgerApp
 from ledger.domain.errors import LedgerError, NotFound
-from projections import decode
-from projections.base import Item, View
-from projections.registry import VIEW_TYPES
-from projections.runner import Runner, _Moved
+from projections.views import decode
+from projections.views.base import Item, View
+from projections.views.registry import VIEW_TYPES
+from projections.views.runner import Runner, _Moved
 
 from .conftest import HANDS, dump_views, play
 

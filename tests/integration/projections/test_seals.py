@@ -17,7 +17,7 @@ from ledger.table.events import table_id
 from projections.audit import AuditReport, parallel, verify
 from projections.audit.seal import make_seal, seal_digest
 from projections.db import Store
-from projections.runner import Runner
+from projections.views.runner import Runner
 from tests.support import tamper
 
 KEY = Ed25519PrivateKey.generate()

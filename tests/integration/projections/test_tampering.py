@@ -19,7 +19,7 @@ from ledger.table.events import table_id
 from projections.audit import AuditReport, verify
 from projections.audit.handreplay import hand_replay
 from projections.audit.seal import make_seal
-from projections.context import gaming_day
+from projections.views.context import gaming_day
 from tests.support import tamper
 
 CODE = "CSP-T"

@@ -16,12 +16,12 @@ from ledger.domain.errors import LedgerError
 from ledger.sim.runner import simulate
 from ledger.sim.tray import count, fill, register_signers, tray_now
 from projections.audit import verify
-from projections.context import current_gaming_day
 from projections.exports.workbook import export_workbook
-from projections.queries import ReadModel
+from projections.read.queries import ReadModel
 from projections.reports.inventory import inventory_report
 from projections.reports.periods import period
-from projections.runner import Runner
+from projections.views.context import current_gaming_day
+from projections.views.runner import Runner
 
 
 def test_the_win_by_inventory_reconciles_and_a_wrong_count_is_a_variance(

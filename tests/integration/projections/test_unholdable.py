@@ -18,10 +18,10 @@ from ledger.app.application import LedgerApp
 from ledger.domain.commands import BuyIn, CorrectMovement, OpenTable, SeatPlayer
 from ledger.settings import Settings
 from ledger.table.events import table_id
-from projections import unholdable
 from projections.audit.verify import verify
-from projections.context import current_gaming_day
-from projections.runner import Runner
+from projections.views import unholdable
+from projections.views.context import current_gaming_day
+from projections.views.runner import Runner
 from tests.support.http import bearer, make_tokens
 from tests.support.ranges import balance_past_the_range
 from tests.support.tamper import replace_in_event

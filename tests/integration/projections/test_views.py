@@ -14,8 +14,8 @@ from ledger.domain.commands import DealCards, PlaceWager, StartHand, VoidHand
 from ledger.domain.errors import NotFound
 from ledger.games.registry import get_game
 from ledger.sim.profiles import PROFILES
-from projections.queries import ReadModel
-from projections.runner import Runner
+from projections.read.queries import ReadModel
+from projections.views.runner import Runner
 
 from .conftest import HANDS, events
 

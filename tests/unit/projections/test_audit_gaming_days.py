@@ -11,7 +11,7 @@ import pytest
 from pydantic import TypeAdapter
 
 from projections.audit.reconcile import GamingDays
-from projections.context import gaming_day
+from projections.views.context import gaming_day
 
 ZONES = ("Europe/Amsterdam", "America/Los_Angeles", "Asia/Kathmandu", "Australia/Lord_Howe",
          "Asia/Macau", "UTC", "America/St_Johns")

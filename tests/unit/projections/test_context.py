@@ -7,8 +7,8 @@ from datetime import UTC, datetime, time
 import pytest
 
 from ledger.domain.errors import InvalidInput
-from projections.context import day_bounds, gaming_day, parse_day
-from projections.queries import hold_pct
+from projections.read.queries import hold_pct
+from projections.views.context import day_bounds, gaming_day, parse_day
 
 SIX = time(6, 0)
 

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from projections.base import dumps, dumps_ints
+from projections.views.base import dumps, dumps_ints
 
 VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.integers(min_value=-2**70, max_value=2**70)

@@ -1,5 +1,5 @@
 """The audit and the views find an event's kind by a set lookup on its classes
-(``projections.base.ancestry``) and its fields by ``field_of``: the same answers as
+(``projections.views.base.ancestry``) and its fields by ``field_of``: the same answers as
 ``isinstance`` and ``getattr`` give, for every record and event class, a subclass made after
 the fact included, so no check is skipped for an event of an unexpected class."""
 
@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from ledger.domain import records as r
 from ledger.table import events as t
-from projections.base import ancestry, field_of
+from projections.views.base import ancestry, field_of
 
 CLASSES = sorted({c for m in (r, t) for _, c in inspect.getmembers(m, inspect.isclass)
                   if issubclass(c, BaseModel)}, key=lambda c: c.__qualname__)

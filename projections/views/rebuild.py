@@ -4,7 +4,7 @@
 Every row of every view belongs to one table (its keys start with the table's code), so the
 tables' rows can be written side by side. The views are emptied and marked as being built (a
 view so marked reports ``projection_rebuilding`` while the rebuild runs, which holds
-:meth:`projections.runner.Runner.rebuild_running` for as long, and ``projection_outdated``
+:meth:`projections.views.runner.Runner.rebuild_running` for as long, and ``projection_outdated``
 once it no longer does, so a rebuild interrupted here must be run again: ``update`` cannot go
 on from it); the head of the log is noted; each worker process
 reads the log up to that head, decodes only its tables' events and writes their rows, one
@@ -132,7 +132,7 @@ def _open(settings: Any) -> None:
 
 def _build(views: list[str], share: list[UUID], head: int, batch_size: int,
            building: str | None, stored: list[Any] | None) -> int:
-    from projections.runner import Runner
+    from projections.views.runner import Runner
 
     runner = Runner(_worker_app, views, batch_size=batch_size)
     return int(runner.replay_streams(set(share), head, stored=stored, building=building))

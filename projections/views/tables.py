@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledger.domain.records import ConfigChanged, HandStarted, TableOpened
-from projections.base import KEEP_AT_MOST, Item, View, dumps
+from projections.views.base import KEEP_AT_MOST, Item, View, dumps
 
 TABLES_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_tables} ("

@@ -27,7 +27,7 @@ from typing import Any
 
 from ledger.domain import accounts
 from ledger.domain import records as r
-from projections.base import KEEP_AT_MOST, Item, View
+from projections.views.base import KEEP_AT_MOST, Item, View
 
 ACCOUNTING_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_accounting} ("

@@ -10,7 +10,7 @@ of those). Conventions:
 - a table, hand or account that does not exist raises :class:`~ledger.domain.errors.NotFound`
   (``unknown_table``, ``unknown_hand``); an empty result is an empty list.
 
-The views are as current as their last catch-up (:class:`projections.runner.Runner`); call
+The views are as current as their last catch-up (:class:`projections.views.runner.Runner`); call
 ``Runner(app).catch_up()`` first when reading right after writing, and
 ``Runner(app).status()`` to show how far each view has got.
 
@@ -50,10 +50,10 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from ledger.domain.errors import NotFound
-from projections import correction_queries as cq
 from projections.db import Row, Store
-from projections.hands import COLUMNS as HAND_COLUMNS
-from projections.hands import JSON_COLUMNS
+from projections.read import correction_queries as cq
+from projections.views.hands import COLUMNS as HAND_COLUMNS
+from projections.views.hands import JSON_COLUMNS
 
 HAND_SUMMARY = (
     "table_code", "hand_no", "game", "gaming_day", "started_at", "ended_at", "status", "button",
@@ -73,7 +73,7 @@ class ReadModel:
     def __init__(self, app: Any, *, ensure_schema: bool = True) -> None:
         self.store = Store(app.recorder)
         if ensure_schema and not getattr(app, "replica", False):  # a standby creates nothing
-            from projections.runner import Runner
+            from projections.views.runner import Runner
 
             Runner(app).setup()
 

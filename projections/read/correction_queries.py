@@ -1,4 +1,4 @@
-"""Queries on the corrections view (COR-1..5), used by :class:`projections.queries.ReadModel`:
+"""Queries on the corrections view (COR-1..5), used by :class:`projections.read.queries.ReadModel`:
 the corrections themselves, those of one hand, and the per-day correction line of the
 accounting."""
 

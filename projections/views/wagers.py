@@ -28,7 +28,7 @@ from typing import Any
 
 from ledger.domain import accounts
 from ledger.domain import records as r
-from projections.base import KEEP_AT_MOST, Item, View, dumps_ints
+from projections.views.base import KEEP_AT_MOST, Item, View, dumps_ints
 
 SEAT_HANDS_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_seat_hands} ("

@@ -18,7 +18,7 @@ from typing import Any
 from ledger.domain import accounts
 from ledger.domain import records as r
 from ledger.domain.accounts import net_flows
-from projections.base import Item, View, dumps
+from projections.views.base import Item, View, dumps
 
 CORRECTIONS_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_corrections} ("

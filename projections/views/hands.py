@@ -28,7 +28,7 @@ from ledger.domain.actors import Actor, actor_text
 from ledger.domain.cards import card_list
 from ledger.domain.results import HandTally
 from ledger.games.hcf.settlement import coverage_flows
-from projections.base import KEEP_AT_MOST, Item, View, dumps_ints, field_of
+from projections.views.base import KEEP_AT_MOST, Item, View, dumps_ints, field_of
 
 HANDS_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_hands} ("

@@ -33,15 +33,15 @@ from ledger.domain.records import CORRECTIONS
 from ledger.logs import get_logger
 from ledger.store.errors import StoreError, permission_denied
 from ledger.table.events import TableEvent, TableOpened
-from projections import decode, unholdable
-from projections.base import Item, View, ancestry
-from projections.context import TableDirectory, TableInfo
 from projections.db import Store, Tx, iso
-from projections.registry import VIEW_TYPES, view_names
-from projections.unholdable import unholdable_error
+from projections.views import decode, unholdable
+from projections.views.base import Item, View, ancestry
+from projections.views.context import TableDirectory, TableInfo
+from projections.views.registry import VIEW_TYPES, view_names
+from projections.views.unholdable import unholdable_error
 
 Progress = Callable[[int], None]
-log = get_logger("projections.runner")
+log = get_logger("projections.views.runner")
 TRACKING = "proj_tracking"
 REBUILD_LOCK_KEY = 0x1ED6E45D
 """PostgreSQL advisory lock held (shared) by a running rebuild (:meth:`Runner.rebuild_running`),
@@ -167,7 +167,8 @@ class Runner:
         self._gaming_day = GamingDays(self.day_start)
         self._ready = False
         self.rejected: list[unholdable.Rejected] = []
-        """Events left out of the views in this runner's batches (``projections.unholdable``)."""
+        """Events left out of the views in this runner's batches
+        (``projections.views.unholdable``)."""
         self._reported: set[int] = set()
         self._left_out: set[int] | None = None
         """Positions recorded in ``proj_rejects``: every view leaves them out alike."""
@@ -281,9 +282,8 @@ class Runner:
     def rebuild(self, progress: Progress | None = None, max_batches: int | None = None,
                 jobs: int = 1) -> int:
         """Empty the views and build them again from the first event (``jobs``: processes
-        to spread the tables over, :mod:`projections.rebuild`; a small store stays in one)."""
-        from projections import rebuild as parallel
-
+        to spread the tables over, :mod:`projections.views.rebuild`; a small store stays in one)."""
+        from projections.views import rebuild as parallel
         spread = max_batches is None and parallel.worth_it(self, jobs)
         if spread or (max_batches is None and parallel.through(self)):
             try:
@@ -393,9 +393,9 @@ class Runner:
         position ``head``, one transaction per batch, without moving the tracking rows (a
         rebuild, its views marked as being built: in several processes, each writes its own
         tables' rows); the number of events written. The views keep between batches the rows
-        later events still change (:attr:`projections.base.View.keeping`) and write them
+        later events still change (:attr:`projections.views.base.View.keeping`) and write them
         last. ``stored``: the ids of ``streams`` as stored, to read only their events (at most
-        :data:`projections.rebuild.MAX_STREAMS_READ`; else every event is read, and theirs
+        :data:`projections.views.rebuild.MAX_STREAMS_READ`; else every event is read, and theirs
         kept). ``building``: the mark of the rebuild (a worker's; else this runner's own,
         :meth:`reset`)."""
         self._writes = 0
@@ -627,7 +627,7 @@ class Runner:
             )
 
     def _decode_rows(self, rows: Sequence[decode.Row]) -> list[Item]:
-        """The items of a page of the log (:func:`projections.decode.select`), screened."""
+        """The items of a page of the log (:func:`projections.views.decode.select`), screened."""
         events: list[tuple[int, Any, TableEvent]] = []
         decoded = self._decoder
         learn = self.directory.learn
@@ -674,7 +674,7 @@ class Runner:
 
     def _screen(self, items: list[Item]) -> list[Item]:
         """``items`` without the events that hold a number no view can store, each reported
-        once (:meth:`_leave_out`; :mod:`projections.unholdable`)."""
+        once (:meth:`_leave_out`; :mod:`projections.views.unholdable`)."""
         if self._left_out is None:  # what the views left out before, a total, say
             self._left_out = {r.position for r in unholdable.recorded(self.store)}
         rejected = unholdable.screen(items)

@@ -26,8 +26,8 @@ from pydantic import BaseModel
 
 from ledger.domain.errors import LedgerError
 from ledger.store.errors import loaded_classes
-from projections.base import Item
 from projections.db import Store, iso
+from projections.views.base import Item
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 REJECTS = "proj_rejects"

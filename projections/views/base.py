@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 from ledger.domain.accounts import net_flows
 from ledger.domain.records import Transfer
 from ledger.table.events import TableEvent
-from projections.context import TableInfo
 from projections.db import Tx
+from projections.views.context import TableInfo
 
 
 class Item:
@@ -135,7 +135,7 @@ class View:
     ddl: ClassVar[tuple[str, ...]]
 
     keeping = False
-    """Set while a rebuild reads the log straight through (:meth:`projections.runner.Runner.
+    """Set while a rebuild reads the log straight through (:meth:`projections.views.runner.Runner.
     replay_streams`, its tables marked as being built, so that nothing else reads them): from
     one batch to the next the view may keep in memory the rows that later events still change
     (a hand in progress, a running total) instead of writing them and reading them back;

@@ -17,7 +17,7 @@ from typing import Any
 
 from ledger.domain import accounts
 from ledger.domain import records as r
-from projections.base import KEEP_AT_MOST, Item, View, field_of
+from projections.views.base import KEEP_AT_MOST, Item, View, field_of
 
 MOVES_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_jackpot_moves} ("

@@ -1,6 +1,6 @@
 """The rake view: every rake line the rules computed (HandSettled.rake), with the method,
 the rule, the seat that paid it and the gaming day; totals per table, game, method and day are
-sums over it (:mod:`projections.queries`).
+sums over it (:mod:`projections.read.queries`).
 
 The lines are the record of what was raked and how; the chips themselves move by transfers into
 the ``rake`` account (at settlement, or when a hand starts for a fee taken up front, CHP-11).
@@ -17,7 +17,7 @@ from typing import Any
 
 from ledger.domain.money import format_amount
 from ledger.domain.records import HandSettled
-from projections.base import Item, View
+from projections.views.base import Item, View
 
 RAKE_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_rake} ("

@@ -15,8 +15,8 @@ from functools import partial
 from typing import Any
 
 from ledger.domain.errors import InvalidInput
-from projections.fleet import by, each, for_table, paged_merge
-from projections.queries import HAND_SUMMARY, MAX_LIMIT, ReadModel, _rules
+from projections.read.fleet import by, each, for_table, paged_merge
+from projections.read.queries import HAND_SUMMARY, MAX_LIMIT, ReadModel, _rules
 from projections.reports.periods import Period
 
 MAX_AMOUNT = 10**15

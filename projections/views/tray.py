@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledger.domain import records as r
-from projections.base import Item, View, dumps
+from projections.views.base import Item, View, dumps
 
 TRAY_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_tray} ("

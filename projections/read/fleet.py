@@ -2,7 +2,7 @@
 
 Each shard keeps the views of its own tables in its own database (the projections are caught
 up per store, exactly once per view, as on one store). :class:`FleetReadModel` answers the
-queries of :class:`~projections.queries.ReadModel` over all of them: a query about one table
+queries of :class:`~projections.read.queries.ReadModel` over all of them: a query about one table
 goes to the store that holds it; a query over every table asks each store and merges (every
 table lives in exactly one store, so the rows of two stores never overlap) in the order the
 single-store query gives, paging after the merge. :class:`FleetRunner` catches every store's
@@ -25,8 +25,8 @@ from typing import Any
 
 from ledger.store.fleet import StoreFleet
 from projections.db import Row
-from projections.queries import MAX_LIMIT, ReadModel
-from projections.runner import Progress, Runner, ViewStatus
+from projections.read.queries import MAX_LIMIT, ReadModel
+from projections.views.runner import Progress, Runner, ViewStatus
 
 Key = Callable[[Row], Any]
 
@@ -267,7 +267,7 @@ class FleetRunner:
 
     @property
     def rejected(self) -> list[Any]:
-        """Events each store's views left out in these runs (``projections.unholdable``)."""
+        """Events each store's views left out in these runs (``projections.views.unholdable``)."""
         return [r for runner in self.runners.values() for r in runner.rejected]
 
     def left_out(self) -> list[Any]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ledger.domain.records import HandSettled
 from ledger.games.hcf.settlement import coverage_flows
-from projections.base import Item, View
+from projections.views.base import Item, View
 
 COVERAGE_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_coverage} ("

@@ -6,14 +6,14 @@ which it is the source (out) or the destination (in). ``proj_balances`` holds ea
 balance per table. Accounts are those of ``ledger.domain.accounts``: ``player:<id>`` stacks,
 ``cage``, ``house``, ``bank`` (the designated player's funds in action), ``rake``, ``jackpot`` and
 the ``spot:<seat>:<kind>`` wager spots and pots, which are zero between hands. A player's total is
-the sum of their stacks over tables (see :mod:`projections.queries`).
+the sum of their stacks over tables (see :mod:`projections.read.queries`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from projections.base import KEEP_AT_MOST, Item, View
+from projections.views.base import KEEP_AT_MOST, Item, View
 
 TRANSFERS_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_transfers} ("
