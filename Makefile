@@ -31,8 +31,10 @@ demo: bytecode
 test: bytecode
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# ruff, and the layers as contracts (pyproject.toml [tool.importlinter]).
 lint: $(STAMP)
 	$(BIN)/ruff check ledger projections tests ops
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -1,6 +1,9 @@
 """The ``ledger`` command line.
 
 Each sub-command lives in its own module and is registered here; every command has ``--help``.
+A face like the API: it may use every layer (the application, access, the store, the read side,
+the simulator, and ``ledger.api`` to serve it) and only translates arguments into their calls
+and results into text or JSON; no rule is decided here.
 """
 
 from __future__ import annotations
@@ -85,7 +88,7 @@ _COMMAND_OWNERS: dict[str, str] = {
     "correct": "correct", "principals": "principals", "access": "access", "keys": "keys",
     "backup": "backup", "shards": "shards",
 }
-"""The module that registers each top-level command (``tests/unit/test_cli_startup.py``
+"""The module that registers each top-level command (``tests/unit/cli/test_cli_startup.py``
 checks it against what the modules register)."""
 
 

@@ -9,6 +9,9 @@
 This package imports nothing from the ledger but :mod:`ledger.domain.cards` and
 :mod:`ledger.domain.errors`: no I/O, no logging. Its tables are built in memory, each at its first
 use.
+
+Pure functions over card values: they may use ``ledger.domain`` (cards, errors) and nothing
+else of the ledger; no storage, I/O or logging (an import-linter contract).
 """
 
 from __future__ import annotations

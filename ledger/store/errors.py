@@ -88,8 +88,6 @@ NOT_READY = ("the database system is starting up", "the database system is shutt
 
 
 BUSY_SERVER = SLOTS_TAKEN + NOT_READY
-
-
 """Refusals that pass: worth asking again until the wait runs out."""
 
 

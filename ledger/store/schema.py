@@ -13,14 +13,10 @@ TOKENS_TABLE = "ledger_tokens"
 
 
 CORRECTION_TOPICS = ("ledger.table:HandCorrected", "ledger.table:SeatCorrected")
-
-
 """The topics of the correction events (COR-1, COR-3)."""
 
 
 CORRECTIONS_WHERE = "topic IN ('ledger.table:HandCorrected', 'ledger.table:SeatCorrected')"
-
-
 """The condition of the corrections index, a partial index of the events table on (table,
 version) holding the correction events alone: it finds the corrections of a hand without
 reading the table's other events (``projections.read.correction_queries``). A query uses it when

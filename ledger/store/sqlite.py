@@ -106,8 +106,6 @@ LEDGER_TABLES = ("stored_events", "stored_snapshots")
 
 
 LEDGER_PREFIXES = ("ledger_", "proj_")
-
-
 """A SQLite store holding a table of these names (or prefixes) is the ledger's."""
 
 

@@ -13,8 +13,6 @@ OPTIONS = frozenset({
     "target_session_attrs", "load_balance_hosts", "sslmode", "sslrootcert", "sslcert",
     "sslkey", "application_name",
 })
-
-
 """Query parameters a ledger URL may carry (passed to libpq as they are)."""
 
 

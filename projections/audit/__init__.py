@@ -6,6 +6,10 @@
 - :func:`~projections.audit.handreplay.hand_replay`: one hand, decision by decision, the record
   and the recomputation side by side (``ledger audit hand``);
 - :mod:`~projections.audit.seal`: the signed daily heads (``ledger audit seal``).
+
+It may use the store, the table's state machine and the rules (to decide every command
+again), the views (to reconcile them) and ``ledger.access`` (the register and the access log);
+never the application or a face.
 """
 
 from projections.audit.model import AuditReport, Discrepancy

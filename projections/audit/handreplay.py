@@ -30,7 +30,7 @@ from projections.audit.handchain import anchored, span_breaks
 from projections.audit.model import AuditReport, Discrepancy
 from projections.audit.reader import consistent_read
 from projections.audit.replay import GroupResult
-from projections.audit.verify import _existing, audit_table, hand_scope
+from projections.audit.tables import audit_table, existing_table, hand_scope
 from projections.read.correction_queries import correction_events
 
 
@@ -99,7 +99,7 @@ def hand_replay(app: Any, table: str, hand_no: int) -> HandReplay:
     walk of its stretch verifies (:mod:`projections.audit.handchain`), see
     :func:`_anchored_replay`."""
     app = store_of(app, table)
-    tid = _existing(app, table)
+    tid = existing_table(app, table)
     replay = HandReplay(table=table, hand_no=hand_no)
     replay.game, replay.currency, replay.timezone = _table_info(app, tid)
     report = AuditReport()

@@ -83,7 +83,7 @@ def _open(settings: Any) -> None:
 def _audit_one(tid: UUID, day: str | None, positions: dict[str, int],
                left_out: frozenset[int] = frozenset()) -> tuple[AuditReport, Totals, int]:
     from projections.audit.reader import consistent_read
-    from projections.audit.verify import audit_table, day_scope
+    from projections.audit.tables import audit_table, day_scope
 
     app = _worker_app
     report = AuditReport()

@@ -6,8 +6,8 @@ from fractions import Fraction
 from typing import Any
 
 from ledger.games.caribbean.config import CaribbeanConfig
+from projections.reports.figures import SIMULATED_HANDS, decimal
 from projections.reports.mathematics import caribbean as math
-from projections.reports.paytable import SIMULATED_HANDS, decimal
 
 METHOD = (
     "exact: every player hand and dealer up card, the dealer's 163,185 hands counted by rank "

@@ -7,8 +7,8 @@ from typing import Any
 
 from ledger.evaluation import hcf as ev
 from ledger.games.hcf import HcfConfig
+from projections.reports.figures import SIMULATED_HANDS, decimal
 from projections.reports.mathematics import hcf as math
-from projections.reports.paytable import SIMULATED_HANDS, decimal
 
 METHOD = (
     "exact: every pair of seven-card hands counted through per-suit generating functions; the "

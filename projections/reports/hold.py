@@ -37,7 +37,8 @@ from typing import Any
 
 from projections.read.fleet import for_table
 from projections.read.queries import hold_pct
-from projections.reports.paytable import decimal, mathematics
+from projections.reports.figures import decimal
+from projections.reports.paytable import mathematics
 from projections.reports.periods import Period, columns
 from projections.reports.rake_report import rake_stats_by_config
 

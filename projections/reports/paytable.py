@@ -26,13 +26,14 @@ import json
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from decimal import ROUND_HALF_UP, Decimal
-from fractions import Fraction
 from typing import Any
 
 from ledger.games.registry import get_game
 from ledger.table.state import validate_config
 from projections.db import Store
+from projections.reports.caribbean_report import caribbean_figures
+from projections.reports.hcf_report import hcf_figures
+from projections.reports.rake_report import policy_text, rake_figures
 
 MATH_VERSION = "1"
 CACHE_DDL = (
@@ -40,15 +41,7 @@ CACHE_DDL = (
     "math_version TEXT NOT NULL, computed_at TEXT NOT NULL, seconds TEXT NOT NULL, "
     "result_json TEXT NOT NULL)"
 )
-SIMULATED_HANDS = {"caribbean-stud": 100_000, "high-card-flush": 20_000}
 _MEMORY: dict[str, dict[str, Any]] = {}
-
-
-def decimal(value: Fraction | float | int, places: int = 8) -> str:
-    """An exact rational as fixed-point text, rounded half up."""
-    fraction = Fraction(value)
-    exact = Decimal(fraction.numerator) / Decimal(fraction.denominator)
-    return format(exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP), "f")
 
 
 def config_digest(game: str, config: Mapping[str, Any]) -> str:
@@ -70,16 +63,10 @@ def compute(game: str, config: Mapping[str, Any]) -> dict[str, Any]:
     full = normalised(game, config)
     digest = config_digest(game, full)
     if game == "caribbean-stud":
-        from projections.reports.caribbean_report import caribbean_figures
-
         figures = caribbean_figures(full, digest)
     elif game == "high-card-flush":
-        from projections.reports.hcf_report import hcf_figures
-
         figures = hcf_figures(full, digest)
     else:
-        from projections.reports.rake_report import policy_text
-
         figures = {"kind": "rake", "note": "the players bank the game (nobody does): the house "
                    "takes only the fee or rake; see the rake section of the table's report",
                    "policy": policy_text(game, full)}
@@ -160,8 +147,6 @@ def table_report(model: Any, code: str) -> dict[str, Any]:
     and the headline figures of its mathematics (each computed once per digest, then cached),
     the current configuration's figures in full, and for player-banked and pooled games the
     rake from the recorded hands."""
-    from projections.reports.rake_report import policy_text, rake_figures
-
     table = model.table(code)
     game = table["game"]
     configs = model.table_configs(table["table_code"])

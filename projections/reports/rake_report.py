@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from projections.read.fleet import for_table
-from projections.reports.paytable import decimal
+from projections.reports.figures import decimal
 
 
 def policy_text(game: str, config: dict[str, Any]) -> str:

@@ -79,7 +79,8 @@ def _replay(runner: Any, jobs: int, head: int, progress: Callable[[int], None] |
     with ProcessPoolExecutor(max_workers=len(shares), mp_context=context, initializer=_open,
                              initargs=(runner.app.settings,)) as pool:
         futures: list[Future[int]] = [
-            pool.submit(_build, views, share, head, runner.batch_size, runner._building,
+            pool.submit(_build, type(runner), views, share, head, runner.batch_size,
+                        runner._building,
                         [counts[tid][0] for tid in share]
                         if len(share) <= MAX_STREAMS_READ and not runner.store.postgres
                         else None)
@@ -130,9 +131,9 @@ def _open(settings: Any) -> None:
     _worker_app = LedgerStore(settings)
 
 
-def _build(views: list[str], share: list[UUID], head: int, batch_size: int,
+def _build(runner_class: Any, views: list[str], share: list[UUID], head: int, batch_size: int,
            building: str | None, stored: list[Any] | None) -> int:
-    from projections.views.runner import Runner
-
-    runner = Runner(_worker_app, views, batch_size=batch_size)
+    """A worker's share: the runner's own class (passed by name, so this module needs no import
+    of the runner, which imports it) writes the views' rows of the tables in ``share``."""
+    runner = runner_class(_worker_app, views, batch_size=batch_size)
     return int(runner.replay_streams(set(share), head, stored=stored, building=building))

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import gc
 import re
-import threading
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -34,18 +33,17 @@ from ledger.logs import get_logger
 from ledger.store.errors import StoreError, permission_denied
 from ledger.table.events import TableEvent, TableOpened
 from projections.db import Store, Tx, iso
-from projections.views import decode, unholdable
+from projections.views import decode, rebuildlock, unholdable
+from projections.views import rebuild as parallel
 from projections.views.base import Item, View, ancestry
 from projections.views.context import TableDirectory, TableInfo
+from projections.views.gcpolicy import FULL_COLLECTION_EVERY, collections_by_hand, fewer_collections
 from projections.views.registry import VIEW_TYPES, view_names
 from projections.views.unholdable import unholdable_error
 
 Progress = Callable[[int], None]
 log = get_logger("projections.views.runner")
 TRACKING = "proj_tracking"
-REBUILD_LOCK_KEY = 0x1ED6E45D
-"""PostgreSQL advisory lock held (shared) by a running rebuild (:meth:`Runner.rebuild_running`),
-with the store's schema as second key."""
 TRACKING_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_tracking} (view TEXT PRIMARY KEY, "
     "position BIGINT NOT NULL, fingerprint TEXT NOT NULL, updated_at TEXT NOT NULL)"
@@ -60,71 +58,12 @@ class _Moved(Exception):
     """Another runner moved a tracking row while this batch was being built."""
 
 
-GC_FIRST_GENERATION = 20_000
-"""Objects allocated between collections of the youngest generation while views are built
-(Python's default is 700). A batch of a thousand events makes tens of thousands of objects,
-nearly all freed by reference counting; with the default, collecting them took about a fifth
-of a rebuild's CPU (each older collection walks every object of the process). Cycles are still
-collected, a little later."""
 WRITE_EVERY = 10_000
 """Events a rebuild read straight through (:meth:`Runner.replay_streams`) handles, a batch at a
 time, between two writes of the views' rows: a transaction and a statement (or ``COPY``) per
 table for that many events, instead of for each batch (fewer commits; on PostgreSQL fewer round
 trips). The rows of a batch with a correction are written at once, as a batch's are."""
-FULL_COLLECTION_EVERY = 16
-"""Writes of a rebuild read straight through between two collections of every generation (the
-others collect the two younger ones)."""
 _CORRECTIONS = frozenset(CORRECTIONS)
-_gc_lock = threading.Lock()
-_gc_users = 0
-_gc_saved: tuple[int, int, int] | None = None
-_gc_by_hand = 0
-_gc_was_enabled = False
-
-
-@contextmanager
-def collections_by_hand() -> Iterator[None]:
-    """No automatic collection while this runs (in any thread; it is enabled again, if it was,
-    when the last one ends): a rebuild read straight through collects after each write of the
-    views' rows (:meth:`Runner.replay_streams`). The rows it keeps and the events it has not
-    written yet live from one batch to the next, and the youngest generation's collections
-    walked them again and again (a tenth of the rebuild's CPU); what reference counting does
-    not free (cycles: a few objects a thousand events) waits for the next write."""
-    global _gc_by_hand, _gc_was_enabled
-    with _gc_lock:
-        if _gc_by_hand == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_by_hand += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_by_hand -= 1
-            if _gc_by_hand == 0 and _gc_was_enabled:
-                gc.enable()
-
-
-@contextmanager
-def fewer_collections() -> Iterator[None]:
-    """Collect the youngest generation every :data:`GC_FIRST_GENERATION` objects while this
-    runs (in any thread; the thresholds before are restored when the last one ends)."""
-    global _gc_users, _gc_saved
-    with _gc_lock:
-        if _gc_users == 0:
-            saved = gc.get_threshold()
-            if 0 < saved[0] < GC_FIRST_GENERATION:
-                _gc_saved = saved
-                gc.set_threshold(GC_FIRST_GENERATION, *saved[1:])
-        _gc_users += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_users -= 1
-            if _gc_users == 0 and _gc_saved is not None:
-                gc.set_threshold(*_gc_saved)
-                _gc_saved = None
 
 
 @dataclass(frozen=True)
@@ -283,7 +222,6 @@ class Runner:
                 jobs: int = 1) -> int:
         """Empty the views and build them again from the first event (``jobs``: processes
         to spread the tables over, :mod:`projections.views.rebuild`; a small store stays in one)."""
-        from projections.views import rebuild as parallel
         spread = max_batches is None and parallel.worth_it(self, jobs)
         if spread or (max_batches is None and parallel.through(self)):
             try:
@@ -506,67 +444,15 @@ class Runner:
                 if str(tracking[v.name]["fingerprint"]).startswith("building;")
                 and str(tracking[v.name]["fingerprint"]).endswith(";" + self.fingerprint(v))]
 
-    @contextmanager
-    def rebuild_running(self) -> Iterator[None]:
+    def rebuild_running(self) -> AbstractContextManager[None]:
         """Held by a rebuild read straight through from before it marks the views until it
-        has marked them current (:meth:`rebuild_alive`): on PostgreSQL a shared advisory lock
-        of the store's schema on a connection of its own; on SQLite a shared ``flock`` of a
-        file beside the store's (``<store>.rebuilding``). Either goes with the process."""
-        if self.store.postgres:
-            key = self._rebuild_key()
-            with self.store.datastore.get_connection() as conn:
-                conn.execute("SELECT pg_advisory_lock_shared(%s, %s)", key)
-                conn.commit()
-                try:
-                    yield
-                finally:
-                    conn.execute("SELECT pg_advisory_unlock_shared(%s, %s)", key)
-                    conn.commit()
-            return
-        path = self._rebuild_lock_path()
-        if path is None:
-            yield
-            return
-        import fcntl
-
-        with open(path, "a") as held:
-            fcntl.flock(held, fcntl.LOCK_SH)
-            try:
-                yield
-            finally:
-                fcntl.flock(held, fcntl.LOCK_UN)
+        has marked them current (:meth:`rebuild_alive`; :func:`rebuildlock.running`)."""
+        return rebuildlock.running(self.store, self.app.settings)
 
     def rebuild_alive(self) -> bool:
         """Whether a rebuild of this store holds :meth:`rebuild_running` (a rebuild that died
         left its views marked as being built, and holds nothing)."""
-        if self.store.postgres:
-            with self.store.transaction(commit=False) as tx:
-                free = tx.scalar("SELECT pg_try_advisory_xact_lock(?, ?) AS free",
-                                 self._rebuild_key())
-            return not free
-        path = self._rebuild_lock_path()
-        if path is None:
-            return True
-        import fcntl
-
-        try:
-            with open(path, "a") as probe:
-                fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                fcntl.flock(probe, fcntl.LOCK_UN)
-        except BlockingIOError:
-            return True
-        return False
-
-    def _rebuild_key(self) -> tuple[int, int]:
-        import zlib
-
-        return (REBUILD_LOCK_KEY, zlib.crc32((self.store.schema or "").encode()) - 2**31)
-
-    def _rebuild_lock_path(self) -> str | None:
-        from ledger.store.urls import sqlite_path
-
-        path = sqlite_path(str(self.app.settings.database_url).strip())
-        return None if path == ":memory:" else path + ".rebuilding"
+        return rebuildlock.alive(self.store, self.app.settings)
 
     def check_rebuilding(self) -> list[str]:
         """The views a running rebuild has marked as being built (none: ``[]``); views a

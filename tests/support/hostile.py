@@ -5,7 +5,7 @@ and requests without a token or with a wrong one.
 
 :func:`hostile_cases` lists them; :func:`run_cases` sends them and sorts every answer into
 coded 4xx / uncoded 4xx / accepted / 500 / crash. The HTTP suite
-(``tests/integration/test_api_fuzz.py``) asserts on the sort; ``python -m ops.hostile_tally``
+(``tests/integration/api/test_api_fuzz.py``) asserts on the sort; ``python -m ops.hostile_tally``
 prints the table for a closing note.
 """
 

@@ -23,8 +23,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-NOBODY = 65534
-"""The user an unreadable file is tried as when the tests run as root (root reads anything)."""
 DAY = "2026-01-15"
 TABLE = "HC-1"
 STORE_COMMANDS: list[tuple[str, ...]] = [
@@ -53,7 +51,8 @@ class CliCase:
     env: dict[str, str] = field(default_factory=dict)
     """``LEDGER_*`` settings of this case (``{tmp}`` is the directory of the files)."""
     as_nobody: bool = False
-    """Run as an unprivileged user (a file unreadable to it), when running as root."""
+    """Run without the power to read what file permissions deny (a file unreadable to it), when
+    running as root (:func:`run_ledger`)."""
 
 
 @dataclass
@@ -87,8 +86,13 @@ def run_ledger(python: str, args: Sequence[str], env: dict[str, str], cwd: Path,
                ) -> subprocess.CompletedProcess[str]:
     command = [python, "-m", "ledger", *args]
     if as_nobody and os.geteuid() == 0:
-        command = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                   *command]
+        # Root reads every file whatever its mode; without the capabilities that let it (DAC
+        # override and read-search), it is held to the owner's permission bits like anyone:
+        # a mode-000 file is unreadable to it, and the checkout, the virtual environment and
+        # the temporary files (all root's) stay readable wherever they live, even under a
+        # directory only their owner may enter (another user, such as nobody, could not even
+        # import the ledger from there).
+        command = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *command]
     return subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd,
                           timeout=timeout, check=False)
 
@@ -135,8 +139,6 @@ def make_files(python: str, tmp: Path, pythonpath: str | None = None) -> Files:
     (tmp / "keys" / "unreadable.key").write_text("00" * 32 + "\n")
     (tmp / "keys" / "unreadable.key").chmod(0)
     (tmp / "keys" / "garbage.key").write_bytes(b"\xff\xfe not hex at all \x00")
-    for path in (tmp, tmp / "store", tmp / "keys", tmp / "out", bad):
-        path.chmod(0o777)  # the unprivileged user may make its files there
     for path in (good, tmp / "keys" / "deck.key"):
         path.chmod(0o666)
     return Files(tmp, good)

@@ -11,6 +11,8 @@ A page's filter form is a GET form: a browser sends every field of it, the empty
 is dropped before the page's parameters are checked, so that a field left empty is never refused
 as malformed. A malformed field is refused as a page (422, the API's code and words), or as the
 API's JSON error for a fragment fetched by the page's script.
+
+It may use what the API may use; it reads through the API's own answers, not the store.
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ Decisions where the rule book (docs/rules.md) is silent:
 - When every Ante has folded before the deal (their players left), ``settle`` closes the hand
   with the folds; when nobody placed an Ante, it cancels the hand (HandCancelled, CSP-1).
 - COM-7: a seat's winnings use the cap Ante first, then Play (decision of 2026-12-01).
+
+Pure rules: it may use ``ledger.domain``, ``ledger.evaluation`` and ``ledger.games.base`` only.
 """
 
 from ledger.games.caribbean.config import GAME, CaribbeanConfig, JackpotConfig

@@ -5,6 +5,8 @@
 - :mod:`.scoring`: points between every pair of players (CHP-2..7)
 - :mod:`.settlement`: points into chips under table stakes, in button order (CHP-8, CHP-9)
 - :mod:`.game`: the Game protocol: start, decide, deal, evolve, next step (CHP-1..3, CHP-7)
+
+Pure rules: it may use ``ledger.domain``, ``ledger.evaluation`` and ``ledger.games.base`` only.
 """
 
 from ledger.games.chinese.config import ChineseConfig, ChineseMemo

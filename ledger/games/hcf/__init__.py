@@ -49,6 +49,8 @@ Decisions where the rule book is silent (an auditor's reading; each one is teste
   0, method (i).
 - HCF-14: the DP's Outcome (wager ``designated_player``) has ``stake`` = funds in action and
   ``amount`` = funds returned minus funds in action (settlements minus fee).
+
+Pure rules: it may use ``ledger.domain``, ``ledger.evaluation`` and ``ledger.games.base`` only.
 """
 
 from __future__ import annotations

@@ -40,6 +40,8 @@ Decisions where the rule book (docs/rules.md) is silent (the auditor's reading):
   the chip unit changed between hands) goes with the odd chips, in the same order.
 - STUD8-11: ``rake_bps`` of all pots together, rounded down to whole chips, capped by
   ``rake_cap`` per hand, taken from the main pot first; none when the hand ends on third street.
+
+Pure rules: it may use ``ledger.domain``, ``ledger.evaluation`` and ``ledger.games.base`` only.
 """
 
 from ledger.games.stud8.game import StudHiLo

@@ -8,6 +8,8 @@ The decision needs the table's past (the hand as it was played, the state before
 the table's state does not keep (history lives outside the aggregate): the caller hands a
 :class:`Past` read from the store. The application and the audit decide with the same code,
 so the audit recomputes every correction and reports one that does not match the rules.
+
+Part of the table aggregate: it may use ``ledger.domain`` and ``ledger.table`` only.
 """
 
 from __future__ import annotations

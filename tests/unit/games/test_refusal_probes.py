@@ -7,7 +7,8 @@ declaration, every other command). A probe must meet the same public answer on e
 (code, text and details as a reader without those cards gets them, from ``LedgerError.public``),
 unless the refusal is marked private to that seat: those are the refusals the rules cannot
 help making (HCF-5's cap, CHP-3/CHP-7 checked against the seat's cards), and the API records
-each of them (``ledger.access.probes``; tested over HTTP in tests/integration/test_api_probes.py).
+each of them (``ledger.access.probes``; tested over HTTP in
+tests/integration/api/test_api_probes.py).
 """
 
 from __future__ import annotations

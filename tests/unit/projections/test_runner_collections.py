@@ -7,7 +7,7 @@ import gc
 
 import pytest
 
-from projections.views.runner import GC_FIRST_GENERATION, fewer_collections
+from projections.views.gcpolicy import GC_FIRST_GENERATION, fewer_collections
 
 
 def test_thresholds_are_raised_while_views_are_built_and_restored_after() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ledger.app.application import LedgerApp
 from ledger.settings import Settings
-from tests.e2e.test_cli import ledger
+from tests.e2e.cli.test_cli import ledger
 from tests.support.driver import stud_hand
 
 

@@ -27,7 +27,7 @@ from ledger.api import create_app
 from ledger.settings import Settings
 from tests.support.http import bearer, make_tokens, serve
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_debug_json_logs_of_every_game_and_a_500_hold_no_hidden_card_and_no_secret(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.e2e.test_cli import ledger
+from tests.e2e.cli.test_cli import ledger
 
 
 def test_principals_add_list_revoke_and_the_actor_in_events(tmp_path: Path) -> None:

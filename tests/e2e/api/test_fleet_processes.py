@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from tests.conftest import ADMIN_URL, fresh_databases
-from tests.e2e.test_api_serve import free_port
-from tests.e2e.test_cli import ledger
+from tests.e2e.api.test_api_serve import free_port
+from tests.e2e.cli.test_cli import ledger
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ EXPECTED_STORE_CODES = {
     "unreadable_file": "store_permission_denied",
     "in_closed_directory": "store_permission_denied",
 }
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")

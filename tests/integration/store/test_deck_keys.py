@@ -149,7 +149,7 @@ def test_a_hand_whose_deck_cannot_be_unsealed_is_voided_with_approval(
 
 
 def test_the_audit_command_names_the_hand_it_cannot_check(tmp_path: Path) -> None:
-    from tests.e2e.test_cli import ledger as run_ledger
+    from tests.e2e.cli.test_cli import ledger as run_ledger
 
     db = tmp_path / "ledger.sqlite3"
     settings = Settings(database_url=f"sqlite:///{db}", deck_key_file=tmp_path / "deck.key")

@@ -22,7 +22,7 @@ from ledger.settings import Settings
 from tests.conftest import REQUIRE_POSTGRES
 from tests.support.http import bearer, make_tokens, serve
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "ops" / "ha"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "ops" / "ha"))
 import pgcluster
 
 pytestmark = pytest.mark.postgres

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_cli import ledger
+from tests.e2e.cli.test_cli import ledger
 
 pytestmark = pytest.mark.postgres
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.e2e.test_cli import ledger
+from tests.e2e.cli.test_cli import ledger
 
 
 def free_port() -> int:

@@ -32,7 +32,7 @@ from projections.audit import verify
 from projections.db import Store
 from projections.read.queries import ReadModel
 from projections.views.runner import Runner
-from tests.integration.test_corrections import BOSS, stored
+from tests.integration.app.test_corrections import BOSS, stored
 from tests.support import tamper
 from tests.support.driver import Driver
 

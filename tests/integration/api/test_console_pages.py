@@ -421,12 +421,12 @@ def test_the_accounting_page_of_any_period(console: Any, monkeypatch: pytest.Mon
                                            ) -> None:
     """A day, a month, or a range of days (``from`` and ``to``): the totals per table, the hold
     report and the workbook of that same period."""
-    from projections.reports import paytable
+    from projections.reports import figures, paytable
 
     # The hold report needs the configuration's mathematics: simulated with fewer hands here
     # (this test is about the period, not the figures), in a memory of its own.
     monkeypatch.setattr(paytable, "_MEMORY", {})
-    monkeypatch.setitem(paytable.SIMULATED_HANDS, "high-card-flush", 1_000)
+    monkeypatch.setitem(figures.SIMULATED_HANDS, "high-card-flush", 1_000)
     client, tokens, _ = console
     accounting = bearer(tokens["accounting"])
     rows = client.get("/accounting", headers=accounting).json()

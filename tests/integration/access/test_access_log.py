@@ -21,7 +21,7 @@ from ledger.domain.errors import InvalidInput
 from ledger.settings import Settings
 from ledger.store.sidetables import ACCESS_TABLE, SideTable
 from projections.audit import verify
-from tests.e2e.test_cli import ledger as run_ledger
+from tests.e2e.cli.test_cli import ledger as run_ledger
 from tests.support.http import Tokens, assert_error, bearer, make_tokens
 
 DAY = "2026-03-10"
