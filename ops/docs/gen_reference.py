@@ -265,7 +265,8 @@ def games_page() -> str:
             "Its own settings, beside those [every game shares](#settings-every-game-shares):",
             "", TABLE_HEAD, *settings_rows(config, skip=("game",), only_own=True), "",
             "Default configuration, as `GET /tables/{code}` shows a table opened without one:", "",
-            "```json", json.dumps(config.model_validate({}).model_dump(mode="json"), indent=2), "```", "",
+            "```json", json.dumps(config.model_validate({}).model_dump(mode="json"), indent=2),
+            "```", "",
         ]
     return "\n".join(line for line in lines).rstrip() + "\n"
 
