@@ -202,7 +202,7 @@ the generator, so a new field cannot go unmentioned)."""
 
 
 def games_page() -> str:
-    from ledger.commands import OpenTable
+    from ledger.domain.commands import OpenTable
     from ledger.games.base import ConfigBase
     from ledger.games.registry import GAMES
 
