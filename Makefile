@@ -46,10 +46,10 @@ bench: $(STAMP)
 # The docs site (docs/, mkdocs.yml): served with live reload on http://127.0.0.1:8001/, or built
 # into site/ as CI builds it (a broken link or a page left out of the navigation fails).
 docs: $(STAMP)
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
 
 docs-build: $(STAMP)
-	$(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # The generated pages (games and settings, the CLI, the HTTP API), written again from the code.
 reference: bytecode

@@ -58,8 +58,8 @@ class Limits(Record):
 
 class CorrectionPolicy(BaseModel):
     """COR-4: how far back, and above what amount with two approvers, a table's records may be
-    corrected. Defaults (argued in the README): 72 hours, two approvers above 1,000.00 in a
-    currency of two decimals (100,000 minor units)."""
+    corrected. Defaults (argued in docs/auditor/corrections.md): 72 hours, two approvers above
+    1,000.00 in a currency of two decimals (100,000 minor units)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 

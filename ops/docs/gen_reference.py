@@ -299,7 +299,8 @@ def cli_page() -> str:
         "is given ([settings](../operations/configuration.md)).", "",
         "Every error prints one line, `error [code] message`, on standard error and exits with "
         "status 2, `--json` or not; no command shows a traceback. Exit status 1 is a finding "
-        "(a discrepancy, an outdated view, a flagged report), as each command says.", "",
+        "(a discrepancy, an outdated view, a flagged report), as each command says. The codes: "
+        "[errors and exit status](errors.md).", "",
         "## `ledger`", "", "```", "ledger [OPTIONS] COMMAND [ARGS]...", "```", "",
         markdown(inspect.cleandoc(root.help or "")), "", *param_table(root.params), "",
     ]

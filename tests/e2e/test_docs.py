@@ -49,6 +49,10 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
                          env=reader_environment(), capture_output=True, text=True,
                          timeout=600, check=False)
     assert out.returncode == 0, out.stdout + out.stderr
+    # its closing hints name the command as this reader can call it (the venv is not on PATH)
+    hints = " ".join(out.stdout.split())
+    assert "Replay any hand: .venv/bin/ledger replay CSP-1 1 --database-url" in hints, hints
+    assert "Console: .venv/bin/ledger serve --database-url" in hints, hints
     return home
 
 
@@ -84,6 +88,7 @@ def test_the_marker_finds_commands_and_their_output() -> None:
     assert version.commands[0].expected == ["ledger 0.1.0"]
     assert matches(["tables 4, hands ..."], "tables 4, hands checked 24")
     assert not matches(["tables 4"], "tables 5")
+    assert matches(["...", "every decision agrees", "..."], "a\nevery decision agrees")
     text = script(version.commands)
     assert ".venv/bin/ledger --version" in text
 

@@ -2,7 +2,7 @@
 
 A block fenced as ``console`` holds commands after ``$ `` (a line ending in ``\\`` goes on on
 the next) and, below a command, the output the docs quote for it: compared as doctest does with
-ELLIPSIS and NORMALIZE_WHITESPACE (``...`` stands for anything, runs of blanks are one blank);
+ELLIPSIS (``...`` stands for anything), runs of blanks within a line counting as one blank;
 a command without quoted output may print anything. Every block runs, in the order of its page,
 in one shell per page (what one block exports or activates holds for the next), unless the
 line right above it is ``<!-- docs-test: not run, REASON -->``. A command must end with status
@@ -21,7 +21,6 @@ MARKER = re.compile(r"^<!--\s*docs-test:\s*not run,\s*(?P<reason>.*?)\s*-->$")
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<ticks>`{3,})(?P<info>[\w-]*)")
 ACTIVATE = re.compile(r"(^|[;&|]\s*)(\.|source)\s+\S*\.venv/bin/activate\b")
 BARE_LEDGER = re.compile(r"(^|[;&|(]\s*|\$\(\s*|\b(?:time|exec|nohup|sudo)\s+)ledger\b")
-OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
 @dataclass
@@ -108,10 +107,18 @@ def bare_ledger(page: list[Block]) -> list[str]:
 
 
 def matches(expected: list[str], got: str) -> bool:
-    want = "\n".join(expected).strip("\n")
+    want = _blanks("\n".join(expected)).strip("\n")
     if not want:
         return True
-    return doctest.OutputChecker().check_output(want + "\n", got.strip("\n") + "\n", OPTIONS)
+    if not want.endswith("..."):  # a last line of "..." may stand for nothing at all
+        want += "\n"
+    got = _blanks(got).strip("\n") + "\n"
+    return doctest.OutputChecker().check_output(want, got, doctest.ELLIPSIS)
+
+
+def _blanks(text: str) -> str:
+    """Runs of blanks within a line as one blank, none at either end (line breaks kept)."""
+    return "\n".join(" ".join(line.split()) for line in text.splitlines())
 
 
 START = "@@@docs-test start {index}@@@"
