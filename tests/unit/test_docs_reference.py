@@ -70,7 +70,7 @@ def _cli_envvars() -> set[str]:
 
 
 def test_every_view_is_listed() -> None:
-    from projections.registry import VIEW_TYPES
+    from projections.views.registry import VIEW_TYPES
 
     page = (DOCS / "architecture" / "projections.md").read_text(encoding="utf-8")
     listed = re.findall(r"^\| `([a-z_]+)` \| `proj_", page, re.MULTILINE)
