@@ -7,7 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench failover clean bytecode
+.PHONY: demo test lint typecheck bench failover clean bytecode docs docs-build reference
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is required" >&2; exit 1; }
@@ -43,10 +43,22 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python ops/bench/run_all.py
 
+# The docs site (docs/, mkdocs.yml): served with live reload on http://127.0.0.1:8001/, or built
+# into site/ as CI builds it (a broken link or a page left out of the navigation fails).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
+
+docs-build: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+# The generated pages (games and settings, the CLI, the HTTP API), written again from the code.
+reference: bytecode
+	$(BIN)/python -m ops.docs.gen_reference
+
 # Failover drill: a primary and a synchronous standby on this machine, two services, bots;
 # the primary is killed mid-load and the standby promoted (ops/ha/failover.py).
 failover: bytecode
 	$(BIN)/python ops/ha/failover.py
 
 clean:
-	rm -rf $(VENV) var out .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) var out site .pytest_cache .mypy_cache .ruff_cache .hypothesis

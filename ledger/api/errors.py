@@ -34,7 +34,7 @@ log = get_logger("ledger.api")
 
 
 class ErrorDetail(BaseModel):
-    code: str = Field(description="Stable snake_case code (see the README's table).")
+    code: str = Field(description="Stable snake_case code (docs/api/index.md, Errors).")
     message: str = Field(description="For people; may change.")
     details: dict[str, Any] = Field(default_factory=dict)
 

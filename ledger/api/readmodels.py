@@ -5,7 +5,7 @@ UTC ISO 8601 strings ending in ``Z``; days are ``YYYY-MM-DD``.
 
 The views' rows are validated against these models on the way out. Nested parts whose shape is
 the game's own (cards by round, actions, outcomes, pots) stay open objects: their fields are the
-records' (``ledger.domain.records``), described in the README's export section."""
+records' (``ledger.domain.records``), described in docs/reference/hand-histories.md."""
 
 from __future__ import annotations
 

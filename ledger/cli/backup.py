@@ -17,7 +17,7 @@ def backup_command(out: Path = OUT_OPTION, database_url: str | None = DATABASE_O
     """Copy the store while it runs: SQLite's online backup into a new file, or pg_dump of the
     ledger's schema (custom format, for pg_restore). backup.json beside it records the file's
     SHA-256 and the head of the log. The deck key and the signing key are not copied: back
-    them up apart (README, "Backup and restore")."""
+    them up apart (docs/operations/backup.md)."""
     from ledger.store.backup import backup
 
     settings = settings_for(database_url)

@@ -92,13 +92,40 @@ def demo(
         ok = _read_side(ledger, console, Path(out))
         tokens = _console_tokens(ledger, Path("var"))
     url = f" --database-url {database_url}"
-    console.print(f"Replay any hand: ledger replay {results[0].table} 1{url}")
-    console.print(f"Audit one hand:  ledger audit hand {results[0].table} 1{url}")
-    console.print(f"Console:         ledger serve{url}, then open http://127.0.0.1:8000/ "
+    ledger_cmd = command_path()
+    console.print(f"Replay any hand: {ledger_cmd} replay {results[0].table} 1{url}")
+    console.print(f"Audit one hand:  {ledger_cmd} audit hand {results[0].table} 1{url}")
+    console.print(f"Console:         {ledger_cmd} serve{url}, then open http://127.0.0.1:8000/ "
                   f"and sign in with the auditor's token in {tokens['auditor']} "
                   f"(accounting's: {tokens['accounting']})")
     if not ok:
         raise typer.Exit(1)
+
+
+def command_path() -> str:
+    """How to call this very ``ledger`` from the working directory: ``ledger`` when that name
+    on the PATH is this command, else its path (``.venv/bin/ledger`` after ``make demo``: the
+    virtual environment is not on the PATH), else ``python -m ledger`` with this interpreter."""
+    import shutil
+
+    script = Path(sys.argv[0])
+    if script.name != "ledger" or not script.exists():
+        return f"{_shown(Path(sys.executable))} -m ledger"
+    found = shutil.which("ledger")
+    if found is not None and Path(found).resolve() == script.resolve():
+        return "ledger"
+    return _shown(script)
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when it lies below it (without resolving
+    links: a virtual environment's python is one), else absolute."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        relative = absolute.relative_to(Path.cwd())
+    except ValueError:
+        return str(absolute)
+    return str(relative) if "/" in str(relative) else f"./{relative}"
 
 
 def _console_tokens(ledger: Any, directory: Path) -> dict[str, Path]:

@@ -185,8 +185,8 @@ def _warn_left_out(rejected: list[Any]) -> None:
     """Events the views left out (projections.views.unholdable): reported, the rest went on."""
     for left in rejected:
         typer.echo(f"warning: table {left.table_code} version {left.version} (log position "
-                   f"{left.position}) is left out of the views: {left.why}; see the README, "
-                   "'A row the views cannot hold'", err=True)
+                   f"{left.position}) is left out of the views: {left.why}; see "
+                   "docs/architecture/projections.md, 'A row the views cannot hold'", err=True)
 
 
 def catch_up(ledger: Any, label: str = "projections") -> int:

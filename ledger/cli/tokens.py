@@ -18,7 +18,7 @@ app.add_typer(tokens_app, name="tokens")
 @tokens_app.command("create")
 def create(
     role: str = typer.Option(..., "--role", metavar="[device|auditor|accounting|admin]",
-                             help="What the token may do (see the README's roles)."),
+                             help="What the token may do (docs/api/index.md: tokens and roles)."),
     tables: list[str] = typer.Option(  # noqa: B008
         [], "--table", help="Device tokens: a table code it may use (repeat for more)."
     ),

@@ -32,9 +32,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    SerializerFunctionWrapHandler,
     Strict,
-    model_serializer,
     model_validator,
 )
 
@@ -60,12 +58,13 @@ class Limits(Record):
 
 class CorrectionPolicy(BaseModel):
     """COR-4: how far back, and above what amount with two approvers, a table's records may be
-    corrected. Defaults (argued in the README): 72 hours, two approvers above 1,000.00 in a
-    currency of two decimals (100,000 minor units)."""
+    corrected. Defaults (argued in docs/auditor/corrections.md): 72 hours, two approvers above
+    1,000.00 in a currency of two decimals (100,000 minor units)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     window_hours: int = Field(default=72, ge=1, le=24 * 366)
+    """How long after a record it may still be corrected, in hours."""
     second_approver_above: int | None = Field(default=100_000, ge=0)
     """Minor units a correction may move with one approver; None: one always suffices."""
 
@@ -87,22 +86,18 @@ class ConfigBase(BaseModel):
     max_aggregate_payout: Amount | None = None
     """COM-7: one cap per hand on winnings banked by the house or the DP; None means no cap."""
     limits: dict[str, Limits] = Field(default_factory=dict)
-    corrections: CorrectionPolicy | None = None
+    """COM-4: the minimum and maximum of each wager kind the table offers, by kind."""
+    # A configuration that never set correction limits is stored as it was before they existed
+    # (the key left out), so tables opened earlier are decided again to the same record. Left
+    # out by the field, not by a model serializer: the JSON schema (/openapi.json) stays the
+    # settings' own.
+    corrections: CorrectionPolicy | None = Field(default=None, exclude_if=lambda v: v is None)
     """COR-4: the table's correction limits; None (not shown in the configuration) keeps the
     defaults of :class:`CorrectionPolicy`."""
 
     @property
     def correction_policy(self) -> CorrectionPolicy:
         return self.corrections or CorrectionPolicy()
-
-    @model_serializer(mode="wrap")
-    def _without_default_policy(self, handler: SerializerFunctionWrapHandler) -> Any:
-        """A configuration that never set correction limits is stored as it was before they
-        existed, so tables opened earlier are decided again to the same record."""
-        data = handler(self)
-        if isinstance(data, dict) and data.get("corrections", 0) is None:
-            del data["corrections"]
-        return data
 
     @model_validator(mode="after")
     def _seed_with_seeded_source(self) -> ConfigBase:

@@ -11,7 +11,7 @@ its SHA-256, the time, and for SQLite the head of the notification log and each 
 version in the copy (read from the copy itself); a restore is checked against the last seal
 with ``ledger audit verify --seal``.
 The deck key and the signing key are not copied: they are secrets kept apart from the data
-(the README's "Backup and restore" says where they go).
+(docs/operations/backup.md says where they go).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ def sqlite_failure(path: str, exc: BaseException) -> LedgerError | None:
     if "malformed" in lowered or "not a database" in lowered or "encrypted" in lowered \
             or "corrupt" in lowered:
         return StoreError("store_corrupt", f"the SQLite store {path} is damaged ({text}): "
-                          "restore it from a backup (README, Backup and restore) and run "
+                          "restore it from a backup (docs/operations/backup.md) and run "
                           "`ledger audit verify`", path=path)
     if "readonly" in lowered or "read-only" in lowered:
         return StoreError("store_permission_denied", f"the SQLite store {path} may only "

@@ -145,15 +145,15 @@ def check_sqlite_store(path: str) -> None:
                          "store): point LEDGER_DATABASE_URL at the ledger's store", path=path)
     if len(header) < 100:
         raise StoreError("store_corrupt", f"the SQLite store {path} is truncated ({size} "
-                         "bytes, less than its header): restore it from a backup (README, "
-                         "Backup and restore)", path=path)
+                         "bytes, less than its header): restore it from a backup "
+                         "(docs/operations/backup.md)", path=path)
     page = int.from_bytes(header[16:18], "big")
     page = 65536 if page == 1 else page
     pages = int.from_bytes(header[28:32], "big")
     if header[24:28] == header[92:96] and pages and page >= 512 and size < page * pages:
         raise StoreError("store_corrupt", f"the SQLite store {path} is truncated: its header "
                          f"counts {pages} pages of {page} bytes, the file holds {size} bytes; "
-                         "restore it from a backup (README, Backup and restore)", path=path)
+                         "restore it from a backup (docs/operations/backup.md)", path=path)
     tables = _sqlite_tables(path)
     if tables and not any(t in LEDGER_TABLES or t.startswith(LEDGER_PREFIXES) for t in tables):
         shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")

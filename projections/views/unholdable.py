@@ -12,7 +12,8 @@ a number past a 32-bit column), the runner stops with the coded error ``view_ove
 the batch, and the views stay where they were. ``ledger audit verify`` leaves the same events
 out of the totals it reconciles the views with (the rule is this module's, so the views and the
 audit agree) and reports each one, and every balance past the range, as an ``unholdable_value``
-discrepancy. How an operator recovers: README, "A row the views cannot hold".
+discrepancy. How an operator recovers: docs/architecture/projections.md, "A row the views
+cannot hold".
 """
 
 from __future__ import annotations
@@ -199,5 +200,5 @@ def overflow(items: list[Item], last: int, exc: BaseException) -> LedgerError:
         f"the read models cannot hold the events up to log position {last} (from {first}; "
         f"tables {', '.join(tables) or '-'}): a number or a sum is outside what their columns "
         f"hold ({type(exc).__name__}); the views stay where they were; run `ledger audit "
-        "verify` and see the README, 'A row the views cannot hold'",
+        "verify` and see docs/architecture/projections.md, 'A row the views cannot hold'",
         first=first, last=last, tables=tables)

@@ -24,6 +24,7 @@ class JackpotConfig(Record):
     """The progressive side wager (CSP-6)."""
 
     enabled: bool = True
+    """Whether the table offers the progressive side wager at all."""
     wager: Amount = 100
     """The side wager is exactly this amount (1.00)."""
     contribution_bps: BasisPoints = 7000
@@ -57,9 +58,12 @@ def _default_paytable() -> dict[str, int]:
 class CaribbeanConfig(ConfigBase):
     game: Literal["caribbean-stud"] = GAME
     limits: dict[str, Limits] = Field(default_factory=lambda: {"ante": Limits(min=500, max=50_000)})
+    """COM-4: the Ante's minimum and maximum (``ante`` is the only kind with limits; the Play is
+    twice the Ante, CSP-2, and the jackpot wager is ``jackpot.wager``)."""
     play_paytable: dict[str, Odds] = Field(default_factory=_default_paytable)
     """Odds N (of N-1) paid on the Play wager by the player's hand category (CSP-4)."""
     jackpot: JackpotConfig = Field(default_factory=JackpotConfig)
+    """CSP-6: the progressive side wager, its meter and its awards."""
 
     @field_validator("limits")
     @classmethod

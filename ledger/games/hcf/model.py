@@ -43,7 +43,10 @@ class RakeConfig(Record):
     """
 
     method: RakeMethod = "i"
+    """HCF-13: ``i`` every player and the DP pay the fee, ``ii`` every player but not the DP,
+    ``iii`` only the DP."""
     fee: AmountOrZero = 0
+    """HCF-13: the fee per participant who pays, in minor units; 0 rakes nothing."""
 
     @property
     def players_pay(self) -> int:
@@ -87,18 +90,24 @@ class HcfConfig(ConfigBase):
 
     game: Literal["high-card-flush"] = GAME
     limits: dict[str, Limits] = Field(default_factory=_default_limits)
+    """COM-4, HCF-2: limits of ``ante`` (required) and of each bonus wager the table offers
+    (``flush_bonus``, ``straight_flush_bonus``); a bonus without limits is not offered."""
     flush_bonus_paytable: dict[int, Odds] = Field(
         default_factory=lambda: dict(ev.DEFAULT_FLUSH_BONUS_PAYTABLE)
     )
+    """HCF-11: odds N (of N-1) of the Flush Bonus by the player's flush length; a length left
+    out never wins."""
     straight_flush_bonus_paytable: dict[int, Odds] = Field(
         default_factory=lambda: dict(ev.DEFAULT_STRAIGHT_FLUSH_BONUS_PAYTABLE)
     )
+    """HCF-10: odds N (of N-1) of the Straight Flush Bonus by the straight flush's length."""
     dp_minimum_bank: Amount = 10_000
     """HCF-1: the least stack that makes a seat eligible to bank the hand."""
     coverage_policy: CoveragePolicy = "in-order"
     """HCF-12: ``in-order`` tests each seat in the HCF-7 order; ``collect-first`` settles the seats
     that win nothing net first (HCF-7 order), then the net winners (HCF-7 order)."""
     rake: RakeConfig = Field(default_factory=RakeConfig)
+    """HCF-13: the house fee and who pays it."""
 
     @field_validator("limits")
     @classmethod

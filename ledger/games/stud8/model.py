@@ -55,6 +55,8 @@ class StudConfig(ConfigBase):
     rake_cap: AmountOrZero | None = None
     """STUD8-11: the most rake taken from one hand; None is no cap."""
     limits: dict[str, Limits] = Field(default_factory=dict)
+    """Not used: fixed-limit stud posts its wagers as ``ante``, ``small_bet`` and ``big_bet``
+    (COM-4, STUD8-2); any limits are refused."""
 
     @property
     def bring_in(self) -> int:

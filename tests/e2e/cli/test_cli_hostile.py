@@ -44,7 +44,7 @@ def digests(files: Files) -> dict[str, str]:
     found = {}
     for path in sorted((files.tmp / "bad").rglob("*")):
         # A page damaged inside a store whose header is intact is found when it is read:
-        # a command may have written before (the README says so).
+        # a command may have written before (docs/reference/errors.md says so).
         if path.is_file() and os.access(path, os.R_OK) and "unreadable" not in path.name \
                 and path.name != "flipped-pages.sqlite3":
             found[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()

@@ -254,6 +254,32 @@ def test_openapi_declares_every_route_and_its_errors(api: tuple[TestClient, Toke
     assert "/tables/{code}/hands/current/actions" in doc["paths"]
 
 
+def test_openapi_publishes_every_games_configuration_with_its_settings(
+        api: tuple[TestClient, Tokens]) -> None:
+    """Each game's configuration is a schema of its settings (never an empty ``{}``), used by
+    the table's answer and by the bodies that open a table or change its configuration."""
+    from ledger.games.registry import GAMES
+
+    client, tokens = api
+    doc = client.get("/openapi.json", headers=bearer(tokens.admin)).json()
+    schemas = doc["components"]["schemas"]
+    for game in GAMES.values():
+        config = game.config_type
+        schema = schemas[config.__name__]
+        assert set(schema["properties"]) == set(config.model_fields), config.__name__
+        assert schema["properties"]["game"]["const"] == game.name
+        assert schema["additionalProperties"] is False
+        source = json.dumps(schema["properties"]["card_source"])
+        assert all(s in source for s in ("rng", "recorded", "seeded")), source
+        assert '"null"' in json.dumps(schema["properties"]["corrections"])  # None: the defaults
+    table = json.dumps(schemas["TableOut"]["properties"]["config"])
+    opening = json.dumps(schemas["OpenTableBody"]["properties"]["config"])
+    for game in GAMES.values():
+        assert f"#/components/schemas/{game.config_type.__name__}" in table
+        assert f"#/components/schemas/{game.config_type.__name__}" in opening
+    assert schemas["OpenTableBody"]["properties"]["timezone"]["default"] == "Europe/Amsterdam"
+
+
 def test_metrics_count_commands_errors_and_latency(api: tuple[TestClient, Tokens]) -> None:
     client, tokens = api
     seated(client, tokens)

@@ -85,7 +85,8 @@ def test_an_event_no_view_can_hold_is_left_out_reported_and_audited(
         apart.replay_streams({table_id("T1")}, head)
         apart.built(head)
         assert [r.version for r in apart.rejected] == [version]
-        # The recovery the README gives: an approved correction, never an edit of the store.
+        # The recovery the docs give (docs/architecture/projections.md): an approved
+        # correction, never an edit of the store.
         principals = PrincipalStore(app.recorder)
         for name in ("sup-1", "sup-2"):
             principals.add(name, name, "supervisor", by="cli:test")

@@ -98,7 +98,7 @@ def test_tables_on_two_shards_are_played_audited_and_exported_across_both(
     one = verify(fleet, table="chp-1")
     assert one.tables == ["CHP-1"] and one.ok
 
-    with pytest.raises(LedgerError) as sealing:  # a seal chain is one store's (README)
+    with pytest.raises(LedgerError) as sealing:  # one store's chain (docs/operations/shards.md)
         make_seal(fleet, day, Ed25519PrivateKey.generate())
     assert sealing.value.code == "not_across_shards"
     with pytest.raises(LedgerError) as checking:
