@@ -89,7 +89,7 @@ def test_a_rebuild_read_straight_through_writes_what_batch_by_batch_writes(
         assert indexes() == made
     monkeypatch.setattr("projections.views.base.KEEP_AT_MOST", 0)  # everything written each batch
     for module in ("hands", "wagers", "bankrolls", "accounting", "jackpot", "tables"):
-        monkeypatch.setattr(f"projections.{module}.KEEP_AT_MOST", 0)
+        monkeypatch.setattr(f"projections.views.{module}.KEEP_AT_MOST", 0)
     Runner(app, batch_size=97).rebuild()
     assert dump_views(app, ALL_TABLES) == alone
 
