@@ -77,9 +77,12 @@ def test_bootstrap_signed_changes_proposals_and_the_actor(tmp_path: Path) -> Non
 
 
 def test_a_misread_card_approved_at_the_command_line_by_two_supervisors(
-        tmp_path: Path) -> None:
+        tmp_path: Path, store_settings: Settings) -> None:
     db, keys = tmp_path / "ledger.sqlite3", tmp_path / "keys"
-    app = LedgerApp(Settings(database_url=f"sqlite:///{db}", deck_key_file=tmp_path / "deck.key"))
+    store = {"LEDGER_DATABASE_URL": store_settings.database_url,
+             "LEDGER_POSTGRES_SCHEMA": store_settings.postgres_schema,
+             "LEDGER_DECK_KEY_FILE": str(store_settings.deck_key_file)}
+    app = LedgerApp(store_settings)
     try:
         from ledger.sim.principals import ensure_principals
 
@@ -90,23 +93,23 @@ def test_a_misread_card_approved_at_the_command_line_by_two_supervisors(
         app.close()
     args = ("correct", "hand", "CSP-C", "1", "--card", "dealer:Qs=Ah", "--approver", "sup-anna",
             "--approver", "sup-bram", "--reason", "shoe log: Ah")
-    own = ledger(*args, db=db, LEDGER_ACTOR="sup-anna")
+    own = ledger(*args, db=db, **store, LEDGER_ACTOR="sup-anna")
     assert own.returncode == 2 and "[own_proposal]" in own.stderr
-    proposed = ledger(*args, "--json", db=db, LEDGER_ACTOR="ops-olga")
+    proposed = ledger(*args, "--json", db=db, **store, LEDGER_ACTOR="ops-olga")
     assert proposed.returncode == 0, proposed.stderr
     proposal = json.loads(proposed.stdout)["proposal_id"]
-    shown = ledger("proposals", "show", proposal, db=db).stdout
+    shown = ledger("proposals", "show", proposal, db=db, **store).stdout
     assert "needs:       sup-anna, sup-bram" in shown and '"kind":"correct_hand"' in shown
-    wrong = ledger("approve", proposal, "--key", str(keys / "sim-admin.key"), db=db)
+    wrong = ledger("approve", proposal, "--key", str(keys / "sim-admin.key"), db=db, **store)
     assert wrong.returncode == 2 and "[not_an_approver]" in wrong.stderr
-    anna = ledger("approve", proposal, "--key", str(keys / "sup-anna.key"), db=db)
+    anna = ledger("approve", proposal, "--key", str(keys / "sup-anna.key"), db=db, **store)
     assert anna.returncode == 0 and "still needs sup-bram" in anna.stdout, anna.stderr
-    bram = ledger("approve", proposal, "--key", str(keys / "sup-bram.key"), db=db)
+    bram = ledger("approve", proposal, "--key", str(keys / "sup-bram.key"), db=db, **store)
     assert bram.returncode == 0 and "carried out" in bram.stdout, bram.stderr
-    closed = ledger("approve", proposal, "--key", str(keys / "sup-bram.key"), db=db)
+    closed = ledger("approve", proposal, "--key", str(keys / "sup-bram.key"), db=db, **store)
     assert closed.returncode == 2 and "[proposal_closed]" in closed.stderr
-    audit = ledger("audit", "hand", "CSP-C", "1", db=db)
+    audit = ledger("audit", "hand", "CSP-C", "1", db=db, **store)
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert "signed by sup-anna" in audit.stdout and "sup-bram" in audit.stdout
-    verify = ledger("audit", "verify", "--json", db=db)
+    verify = ledger("audit", "verify", "--json", db=db, **store)
     assert verify.returncode == 0 and json.loads(verify.stdout)["signatures_ok"] is True
