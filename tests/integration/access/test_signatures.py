@@ -301,3 +301,33 @@ def test_approvals_from_before_signatures_stay_valid(store_settings: Settings) -
         assert [r.kind for r in old.principals.register.rows()] == ["epoch"]
     finally:
         old.close()
+
+
+def test_a_device_proposes_a_fill_and_each_signer_approves_it(
+        api: tuple[TestClient, Tokens]) -> None:
+    """INV-2 over HTTP: the device names the two signers; nothing moves until each has signed
+    with their own key, the second signature carries it out; the same command id again is the
+    first answer."""
+    client, tokens = api
+    ledger = ledger_of(client)
+    ring = with_supervisors(ledger, {"floor-fay": ("Fay", "floor"), "floor-gus": ("Gus", "floor")})
+    client.post("/tables", json={"command_id": "o", "table": "RT-1", "game": "caribbean-stud"},
+                headers=bearer(tokens.admin))
+    fill = {"command_id": "fill-1", "chips": {"2500": 4}, "signers": ["floor-fay", "floor-gus"]}
+    held = client.post("/tables/RT-1/fills", json=fill, headers=bearer(tokens.device))
+    assert held.status_code == 202 and held.json()["needs"] == ["floor-fay", "floor-gus"]
+    proposal = held.json()
+    version = ledger.load("RT-1").version
+    for who in ("floor-fay", "floor-gus"):
+        key = ring.get(who)
+        assert key is not None
+        answer = client.post(f"/proposals/{proposal['proposal_id']}/approvals",
+                             json={"signature": key.sign(proposal["message"].encode())},
+                             headers=bearer(approver_token(client, who)))
+        assert answer.status_code == 200, answer.text
+    assert answer.json()["status"] == "done" and ledger.load("RT-1").version == version + 1
+    again = client.post("/tables/RT-1/fills", json=fill, headers=bearer(tokens.device))
+    assert again.status_code == 200 and again.json()["replayed"] is True
+    [event] = again.json()["events"]
+    assert event["type"] == "TableFilled" and event["approval"]["proposer"].startswith("token:")
+    assert verify(ledger).signatures_ok
