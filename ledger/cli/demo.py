@@ -102,8 +102,7 @@ def demo(
                   f"(accounting's: {tokens['accounting']})")
     if DEMO_KEYS.exists():
         console.print(f"Principals:      the demo's own, with their keys in {DEMO_KEYS}/ "
-                      "(sim-admin is the register's root; ledger principals list"
-                      f"{url})")
+                      f"(sim-admin is the register's root): {ledger_cmd} principals list{url}")
     if not ok:
         raise typer.Exit(1)
 
