@@ -61,6 +61,14 @@ class SettingsFields(BaseModel):
     """File of the signing key (``ledger keys create``); default ``signing.key`` beside a SQLite
     store, ``var/signing.key`` otherwise."""
 
+    register_root: str | None = None
+    """The key id (16 hex digits) of the register's root admin, as ``ledger principals
+    bootstrap`` prints it. Set, a register whose bootstrap admin holds another key is refused
+    (``register_broken``): a database insider cannot replace the register with one of their
+    own. Keep it outside the database (the service's environment, the auditor's notes)."""
+    approval_minutes: int = Field(default=60, ge=1, le=7 * 24 * 60)
+    """How long a proposal waits for its approvals before it expires (minutes)."""
+
     actor: str | None = None
     """Who the command line acts as (``--actor`` overrides it; default: the OS user). Events
     recorded by the command line name ``cli:<actor>``."""

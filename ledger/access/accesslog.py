@@ -54,7 +54,8 @@ class Access:
     row_hash: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {"seq": self.seq, "at": self.at, "who": self.who, "what": self.what,
+        return {"seq": self.seq, "at": self.at, "who": self.who,
+                "authenticated": not self.who.startswith("cli:"), "what": self.what,
                 "table": self.table, "hand": self.hand, "detail": self.detail,
                 "prev_hash": self.prev_hash, "row_hash": self.row_hash}
 

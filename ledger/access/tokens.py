@@ -13,7 +13,13 @@ Roles (the API decides what each may do):
                 wager and act for that seat.
 ``auditor``     reads everything, hole cards included; never writes.
 ``accounting``  accounting views and exports.
-``admin``       opens tables, changes their configuration, manages tokens.
+``admin``       opens tables, proposes configuration changes, corrections and register changes,
+                manages tokens.
+``approver``    bound to one principal of the register (``principal``): lists the proposals
+                and approves those that name its principal, each approval signed with that
+                principal's own key (``ledger.domain.approval``); signs in to the console's
+                approvals page. The token alone approves nothing: it says who is asking, the
+                signature says what they approve.
 """
 
 from __future__ import annotations
@@ -36,11 +42,12 @@ from ledger.domain.commands import TABLE_CODE_PATTERN
 from ledger.domain.errors import InvalidInput, NotFound
 from ledger.store.schema import TOKENS_TABLE
 
-Role = Literal["device", "auditor", "accounting", "admin"]
+Role = Literal["device", "auditor", "accounting", "admin", "approver"]
 ROLES: tuple[str, ...] = get_args(Role)
 PREFIX = "ltk_"
 _TOKEN = re.compile(r"^ltk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
-_COLUMNS = "token_id, secret_sha256, role, tables, seat, label, created_at, revoked_at"
+_COLUMNS = ("token_id, secret_sha256, role, tables, seat, label, created_at, revoked_at, "
+            "principal_id")
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,8 @@ class TokenInfo:
     label: str
     created_at: str
     revoked_at: str | None
+    principal: str | None = None
+    """The principal an ``approver`` token is bound to (None for the other roles)."""
 
     @property
     def active(self) -> bool:
@@ -69,6 +78,7 @@ class TokenInfo:
             "label": self.label,
             "created_at": self.created_at,
             "revoked_at": self.revoked_at,
+            "principal": self.principal,
         }
 
 
@@ -76,10 +86,14 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def check_scope(role: str, tables: list[str] | None, seat: int | None) -> tuple[str, ...] | None:
+def check_scope(role: str, tables: list[str] | None, seat: int | None,
+                principal: str | None = None) -> tuple[str, ...] | None:
     """Validate a token's role and scope; returns the normalised table codes."""
     if role not in ROLES:
         raise InvalidInput("invalid_role", f"unknown role {role!r}; roles: {', '.join(ROLES)}")
+    if (role == "approver") != (principal is not None):
+        raise InvalidInput("invalid_token_scope", "an approver token names the principal it "
+                           "is bound to (--principal); no other role is bound to one")
     if role != "device":
         if tables or seat is not None:
             raise InvalidInput(
@@ -122,19 +136,21 @@ class TokenStore:
 
     def create(
         self, role: str, *, tables: list[str] | None = None, seat: int | None = None,
-        label: str = "",
+        label: str = "", principal: str | None = None,
     ) -> tuple[str, TokenInfo]:
-        """A new token: returns the token text (shown once) and what is stored."""
-        codes = check_scope(role, tables, seat)
+        """A new token: returns the token text (shown once) and what is stored. An approver
+        token is bound to ``principal`` (the caller checks it is registered)."""
+        codes = check_scope(role, tables, seat, principal)
         if "\x00" in label:
             raise InvalidInput("invalid_label", "a token label must not contain NUL characters")
         token_id = secrets.token_hex(6)
         token = f"{PREFIX}{token_id}_{secrets.token_urlsafe(32)}"
-        info = TokenInfo(token_id, role, codes, seat, label.strip()[:200], _now(), None)
+        info = TokenInfo(token_id, role, codes, seat, label.strip()[:200], _now(), None,
+                         principal)
         self._execute(
-            f"INSERT INTO {self._table} ({_COLUMNS}) VALUES ({','.join([self._p] * 8)})",
+            f"INSERT INTO {self._table} ({_COLUMNS}) VALUES ({','.join([self._p] * 9)})",
             (token_id, digest(token), role, None if codes is None else json.dumps(codes), seat,
-             info.label, info.created_at, None),
+             info.label, info.created_at, None, principal),
         )
         return token, info
 
@@ -204,9 +220,10 @@ class TokenStore:
 
     def _info(self, row: Any) -> tuple[TokenInfo, str]:
         values = tuple(row) if self._sqlite else tuple(row.values())
-        token_id, secret, role, tables, seat, label, created, revoked = values
+        token_id, secret, role, tables, seat, label, created, revoked, principal = values
         codes = None if tables is None else tuple(json.loads(tables))
-        return TokenInfo(token_id, role, codes, seat, label, created, revoked), secret
+        return TokenInfo(token_id, role, codes, seat, label, created, revoked,
+                         principal), secret
 
     def _execute(self, sql: str, params: tuple[Any, ...]) -> None:
         with self._recorder.datastore.transaction(commit=True) as cursor:

@@ -6,17 +6,21 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, Path, Request
+from fastapi.responses import JSONResponse
 
 from ledger import __version__
 from ledger.access.tokens import TokenStore
+from ledger.api.approvals import approvals_of, held
 from ledger.api.auth import Principal, require
 from ledger.api.commands import actor_of
-from ledger.api.errors import responses
+from ledger.api.errors import ApiError, responses
 from ledger.api.models import (
     HealthOut,
     NewTokenOut,
+    PrincipalChangeIn,
     PrincipalIn,
     PrincipalOut,
+    ProposalOut,
     TokenIn,
     TokenOut,
 )
@@ -50,12 +54,18 @@ def ready(request: Request) -> dict[str, Any]:
 
 @router.post("/tokens", response_model=NewTokenOut, status_code=201, tags=["tokens"],
              summary="Create a token", description="Token: admin. The bearer token is in the "
-             "answer this once; only its SHA-256 is stored.", responses=responses(403))
+             "answer this once; only its SHA-256 is stored. An `approver` token names the "
+             "`principal` of the register it is bound to (404 `unknown_principal`).",
+             responses=responses(403, 404, 409))
 def create_token(
     request: Request, body: TokenIn, who: Principal = Depends(require("admin"))  # noqa: B008
 ) -> dict[str, Any]:
     store: TokenStore = request.app.state.tokens
-    token, info = store.create(body.role, tables=body.tables, seat=body.seat, label=body.label)
+    if body.principal is not None:  # an approver token: bound to a principal of the register
+        ledger: LedgerApp = request.app.state.ledger
+        ledger.principals.get(body.principal)
+    token, info = store.create(body.role, tables=body.tables, seat=body.seat, label=body.label,
+                               principal=body.principal)
     return {**info.as_dict(), "token": token}
 
 
@@ -81,37 +91,59 @@ def revoke_token(
     return store.revoke(token_id).as_dict()
 
 
-@router.post("/principals", response_model=PrincipalOut, status_code=201, tags=["principals"],
-             summary="Register a principal", description="Token: admin. A floor person, "
-             "supervisor or admin whose id may approve (configuration changes, voids; "
-             "supervisor, admin) or sign for the tray (all three). Who registered them is "
-             "recorded (token:<id>).", responses=responses(403, 409))
+@router.post("/principals", response_model=ProposalOut, status_code=202, tags=["principals"],
+             summary="Propose a principal", description="Token: admin. Registers nobody by "
+             "itself: the registration (id, name, role and the person's own public key) is "
+             "held as a proposal until an admin principal signs it (POST /proposals/{id}/"
+             "approvals with their approver token, or `ledger approve`).",
+             responses=responses(403, 404, 409))
 def add_principal(
     request: Request, body: PrincipalIn, who: Principal = Depends(require("admin"))  # noqa: B008
-) -> dict[str, Any]:
-    ledger: LedgerApp = request.app.state.ledger
-    return ledger.principals.add(body.principal_id, body.name, body.role,
-                                 by=actor_of(who).id).as_dict()
+) -> JSONResponse:
+    change = {"id": body.principal_id, "name": body.name, "role": body.role,
+              "public_key": body.public_key}
+    return held(approvals_of(request).propose_register("add", change, actor=actor_of(who),
+                                                       proposer_principal=who.principal))
 
 
 @router.get("/principals", response_model=list[PrincipalOut], tags=["principals"],
-            summary="List principals", description="Token: admin or auditor. Revoked ones "
-            "included.", responses=responses(403))
+            summary="List principals", description="Token: admin, auditor or approver. "
+            "Revoked ones included; each with their public key (none: registered before "
+            "signatures).", responses=responses(403, 409))
 def list_principals(
-    request: Request, who: Principal = Depends(require("admin", "auditor"))  # noqa: B008
+    request: Request,
+    who: Principal = Depends(require("admin", "auditor", "approver")),  # noqa: B008
 ) -> list[dict[str, Any]]:
     ledger: LedgerApp = request.app.state.ledger
     return [p.as_dict() for p in ledger.principals.all()]
 
 
-@router.delete("/principals/{principal_id}", response_model=PrincipalOut, tags=["principals"],
-               summary="Revoke a principal", description="Token: admin. Their id approves and "
-               "signs nothing from now on; revoking twice changes nothing.",
-               responses=responses(403, 404))
+@router.patch("/principals/{principal_id}", response_model=ProposalOut, status_code=202,
+              tags=["principals"], summary="Propose a role or key change",
+              description="Token: admin. `role` or `public_key` (a rotation, or a key for a "
+              "principal registered before signatures), held until an admin principal signs.",
+              responses=responses(403, 404, 409))
+def change_principal(
+    request: Request, body: PrincipalChangeIn, principal_id: str = PRINCIPAL_ID,
+    who: Principal = Depends(require("admin")),  # noqa: B008
+) -> JSONResponse:
+    if (body.role is None) == (body.public_key is None):
+        raise ApiError("invalid_request", "give either role or public_key")
+    kind, change = (("role", {"id": principal_id, "role": body.role}) if body.role is not None
+                    else ("key", {"id": principal_id, "public_key": body.public_key}))
+    return held(approvals_of(request).propose_register(kind, change, actor=actor_of(who),
+                                                       proposer_principal=who.principal))
+
+
+@router.delete("/principals/{principal_id}", response_model=ProposalOut, status_code=202,
+               tags=["principals"], summary="Propose a revocation", description="Token: admin. "
+               "Held until an admin principal signs it; then their id approves and signs "
+               "nothing.", responses=responses(403, 404, 409))
 def revoke_principal(
     request: Request,
     principal_id: str = PRINCIPAL_ID,
     who: Principal = Depends(require("admin")),  # noqa: B008
-) -> dict[str, Any]:
-    ledger: LedgerApp = request.app.state.ledger
-    return ledger.principals.revoke(principal_id, by=actor_of(who).id).as_dict()
+) -> JSONResponse:
+    return held(approvals_of(request).propose_register("revoke", {"id": principal_id},
+                                                       actor=actor_of(who),
+                                                       proposer_principal=who.principal))

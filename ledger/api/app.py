@@ -17,6 +17,7 @@ from ledger.access.tokens import TokenStore
 from ledger.api import (  # noqa: F401 - reports adds its routes to reads.router
     accesslog,
     admin,
+    approvals,
     audit,
     commands,
     errors,
@@ -86,6 +87,7 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     app.add_middleware(Guard)  # request id, token before body, body limit, 500s
     app.add_middleware(_WaitBudget, seconds=float(settings.connect_timeout))  # around all
     app.include_router(admin.router)
+    app.include_router(approvals.router)
     app.include_router(accesslog.router)
     app.include_router(commands.router())
     app.include_router(tables.router)

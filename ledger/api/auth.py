@@ -30,6 +30,8 @@ class Principal:
     tables: frozenset[str] | None
     seat: int | None
     label: str
+    principal: str | None = None
+    """The register's principal an ``approver`` token is bound to."""
 
     def may_use_table(self, code: str) -> bool:
         if self.role != "device":
@@ -85,6 +87,7 @@ def authenticate(request: Request) -> Principal:
         tables=None if info.tables is None else frozenset(info.tables),
         seat=info.seat,
         label=info.label,
+        principal=info.principal,
     )
     request.state.principal = found
     return found

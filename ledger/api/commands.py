@@ -18,9 +18,11 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from ledger.access.probes import record_refusal
+from ledger.api.approvals import approvals_of
+from ledger.api.approvals import held as held_proposal
 from ledger.api.auth import Principal, check_seat, check_table, require
 from ledger.api.errors import ApiError, log, responses
-from ledger.api.models import CommandOut, body_model
+from ledger.api.models import CommandOut, ProposalOut, body_model
 from ledger.api.visibility import (
     CardFilter,
     card_texts,
@@ -34,6 +36,7 @@ from ledger.api.visibility import (
 from ledger.app.application import LedgerApp
 from ledger.app.fleet import Ledger, app_of
 from ledger.domain.actors import Actor
+from ledger.domain.approval import named_approvers
 from ledger.domain.commands import (
     COMMANDS_BY_NAME,
     Act,
@@ -137,8 +140,18 @@ def run(request: Request, who: Principal, spec: Endpoint, code: str, body: BaseM
     except LedgerError:
         metrics.command(name, "rejected")
         raise
+    prior = ledger.recall(command) if named_approvers(command) else None
+    if named_approvers(command) and prior is None:  # held for its approvers' signatures
+        try:
+            proposal = approvals_of(request).propose(command, actor=actor_of(who),
+                                                     proposer_principal=who.principal)
+        except LedgerError:
+            metrics.command(name, "rejected")
+            raise
+        metrics.command(name, "proposed")
+        return held_proposal(proposal)
     try:
-        result = held.execute(command, actor=actor_of(who))
+        result = prior or held.execute(command, actor=actor_of(who))
     except LedgerError as exc:
         metrics.command(name, "rejected")
         if who.sees_everything or _sees_all_cards_of(ledger, command.table, who):
@@ -267,6 +280,10 @@ def router() -> APIRouter:
             response_model=CommandOut,
             responses={200: {"model": CommandOut, "description": "Replayed: the first answer "
                              "to this command_id; nothing appended."},
+                       202: {"model": ProposalOut, "description": "Held for approval: a "
+                             "command that names approvers becomes a proposal each of them "
+                             "approves with their own signature (POST /proposals/{id}/"
+                             "approvals); nothing appended yet."},
                        **responses(403, 404, 409)},
         )
     return api

@@ -109,6 +109,9 @@ class TokenIn(BaseModel):
     tables: list[str] | None = Field(default=None, description="Device tokens: table codes.")
     seat: int | None = Field(default=None, description="Device tokens: bind to one seat.")
     label: str = Field(default="", max_length=200)
+    principal: str | None = Field(default=None, pattern=PLAYER_PATTERN,
+                                  description="Approver tokens: the principal of the register "
+                                  "the token is bound to.")
 
 
 class TokenOut(BaseModel):
@@ -119,6 +122,7 @@ class TokenOut(BaseModel):
     label: str
     created_at: str
     revoked_at: str | None
+    principal: str | None = None
 
 
 class NewTokenOut(TokenOut):
@@ -131,16 +135,53 @@ class PrincipalIn(BaseModel):
     principal_id: str = Field(pattern=PLAYER_PATTERN, description="The id commands name.")
     name: str = Field(min_length=1, max_length=200)
     role: PrincipalRole
+    public_key: str = Field(pattern=r"^ed25519:[0-9a-f]{64}$", description="The principal's "
+                            "own public key (`ledger principals keygen` makes the pair; the "
+                            "private key stays with them).")
+
+
+class PrincipalChangeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: PrincipalRole | None = None
+    public_key: str | None = Field(default=None, pattern=r"^ed25519:[0-9a-f]{64}$")
 
 
 class PrincipalOut(BaseModel):
     principal_id: str
     name: str
     role: str
+    public_key: str | None = Field(description="None: registered before signatures, no key.")
+    key_id: str | None
     created_at: str
-    created_by: str = Field(description="The actor who registered them.")
+    created_by: str = Field(description="The admin principal(s) who signed the registration.")
     revoked_at: str | None
     revoked_by: str | None
+
+
+class ApprovalIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    signature: str = Field(pattern=r"^[0-9a-f]{128}$", description="The approver's Ed25519 "
+                           "signature (hex) over the proposal's `message`.")
+
+
+class ProposalOut(BaseModel):
+    proposal_id: str
+    created_at: str
+    kind: str = Field(description="The command's name, or register_add/_role/_revoke/_key.")
+    table: str = Field(description="The table code, or `register`.")
+    proposer: dict[str, Any]
+    proposer_principal: str | None
+    status: str = Field(description="pending, done, failed or expired.")
+    expires_at: str
+    needs: list[str] = Field(description="Who must still sign.")
+    approvals: list[dict[str, Any]]
+    result: dict[str, Any] | None
+    payload: str = Field(description="Exactly the text an approver signs (canonical JSON).")
+    message: str = Field(description="What the approver's key signs: "
+                         "`table-ledger/approval/1 <sha256 of payload, hex>`.")
+    updated_at: str
 
 
 class HealthOut(BaseModel):

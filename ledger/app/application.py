@@ -20,11 +20,14 @@ from uuid import UUID
 from eventsourcing.application import ProcessingEvent
 from eventsourcing.persistence import IntegrityError, Recording
 
-from ledger.access.approvals import check_approvals
-from ledger.access.principals import PrincipalStore
+from ledger.access.keys import Keyring
+from ledger.access.principals import PrincipalStore, require_approver
+from ledger.access.signatures import applies_to, check_approval, moved_past, one_step_approval
 from ledger.domain.actors import Actor
+from ledger.domain.approval import Approval, named_approvers
 from ledger.domain.commands import CORRECTION_COMMANDS, Command, OpenTable
 from ledger.domain.errors import ConcurrencyError, LedgerError, StateConflict
+from ledger.domain.records import CORRECTIONS
 from ledger.logs import get_logger
 from ledger.settings import Settings
 from ledger.store.base import LedgerStore
@@ -121,18 +124,30 @@ class LedgerApp(LedgerStore):
         env: dict[str, str] | None = None,
         allow_seeded: bool = False,
         actor: Actor | None = None,
+        keyring: Keyring | None = None,
     ) -> None:
         super().__init__(settings, keeper=keeper, env=env, actor=actor)
         self.allow_seeded = allow_seeded
         """Whether tables dealing from a seeded shuffle may be opened and played (simulations:
         ``ledger simulate --seed``, ``ledger demo``); refused otherwise (the HTTP API)."""
-        self.principals = PrincipalStore(self.recorder)
+        self.principals = PrincipalStore(self.recorder, self.settings.register_root)
+        self.keyring = keyring
+        """Principals' keys this process holds (``--key`` at the command line, a simulation's
+        own principals): a command that names them as its approvers is signed with them in one
+        step; any other approval comes through a proposal (``ledger.app.approvals``)."""
+        try:
+            self.principals.register.ensure_epoch()
+        except Exception as exc:  # a user that may only read: the register stays as it is
+            log.debug("register_epoch_not_written", error=str(exc).splitlines()[0][:200])
 
     # --- commands -----------------------------------------------------------------------
 
-    def execute(self, command: Command, *, actor: Actor | None = None) -> CommandResult:
+    def execute(self, command: Command, *, actor: Actor | None = None,
+                approval: Approval | None = None) -> CommandResult:
         """Validate and record one command; a refused command raises and appends nothing.
-        Its events name ``actor`` (default: the application's)."""
+        Its events name ``actor`` (default: the application's). A command that needs approval
+        (``ledger.domain.approval.named_approvers``) runs only with ``approval`` signed by
+        every approver it names, or when :attr:`keyring` holds their keys (one step)."""
         started = time.perf_counter()
         actor = actor or self.actor
         tid = table_id(command.table)
@@ -141,7 +156,7 @@ class LedgerApp(LedgerStore):
         ).hexdigest()
         try:
             with self._table_lock(tid):
-                result = self._execute(command, tid, payload, actor)
+                result = self._execute(command, tid, payload, actor, approval)
         except LedgerError as exc:
             log.info(
                 "command_rejected",
@@ -166,15 +181,15 @@ class LedgerApp(LedgerStore):
         )
         return result
 
-    def _execute(self, command: Command, tid: UUID, payload: str, actor: Actor
-                 ) -> CommandResult:
+    def _execute(self, command: Command, tid: UUID, payload: str, actor: Actor,
+                 approval: Approval | None) -> CommandResult:
         # The command log is checked only when something fails: a repeated command id either
         # fails to validate again or fails to insert its log row, and then the first answer is
         # returned. The common path costs no extra query.
         for attempt in range(self.settings.command_retries):
             now = datetime.now(UTC)
             try:
-                table = self._decide(command, tid, now, actor)
+                table = self._decide(command, tid, now, actor, approval)
             except LedgerError:
                 prior = self._recall(command, tid, payload)
                 if prior is not None:
@@ -205,7 +220,8 @@ class LedgerApp(LedgerStore):
             attempts=self.settings.command_retries,
         )
 
-    def _decide(self, command: Command, tid: UUID, now: datetime, actor: Actor) -> Table:
+    def _decide(self, command: Command, tid: UUID, now: datetime, actor: Actor,
+                approval: Approval | None = None) -> Table:
         """The table with the command's events appended in memory (not yet saved)."""
         if isinstance(command, OpenTable):
             if self._exists(tid):
@@ -215,18 +231,52 @@ class LedgerApp(LedgerStore):
             return table
         table = self.load(command.table)
         self._check_seeded(table, command)
+        approved = bool(named_approvers(command))
+        bound = applies_to(command, table.version, table.state) if approved else {}
+        if approval is not None:
+            moved_past(command, approval.applies_to, table.version, table.state,
+                       lambda version: self._correction_since(table, version))
         if isinstance(command, CORRECTION_COMMANDS):
             records = self._correction(table, command, now)
         else:
             records = table.state.decide(command, self.keeper)
-        check_approvals(self.principals, command)
+        if approved:
+            register = self.principals.state()
+            if approval is None and self.keyring is not None:
+                approval = one_step_approval(self.keyring, command, bound, proposer=actor.id,
+                                             register_version=register.version)
+            approval = check_approval(register, command, approval, now=now)
         try:
-            for record in records:
-                table.record(record, command.command_id, now, actor)
+            for number, record in enumerate(records):
+                table.record(record, command.command_id, now, actor,
+                             approval if number == 0 else None)
         except BaseException:
             self._evict(tid)
             raise
         return table
+
+    def check_proposal(self, command: Command) -> dict[str, Any]:
+        """What a proposal of ``command`` is bound to (``applies_to``), once the rules accept
+        it as the table stands and every approver it names may approve; nothing recorded."""
+        table = self.load(command.table)
+        self._check_seeded(table, command)
+        if isinstance(command, CORRECTION_COMMANDS):
+            self._correction(table, command, datetime.now(UTC))
+        else:
+            table.state.decide(command, self.keeper)
+        register = self.principals.state()
+        for principal_id, roles, rule in named_approvers(command):
+            require_approver(register, principal_id, rule=rule, roles=roles)
+        return applies_to(command, table.version, table.state)
+
+    def _correction_since(self, table: Table, version: int) -> int | None:
+        """The version of the first correction recorded after ``version`` (None: none)."""
+        from ledger.store.history import StorePast
+
+        past = StorePast(self, table.id, table.version, snapshots=True)
+        for event in past.since(version, only=CORRECTIONS):
+            return event.originator_version
+        return None
 
     def _correction(self, table: Table, command: Any, now: datetime) -> list[Any]:
         """COR-1..5: decided from the table's stored past (the state keeps no history)."""
@@ -251,6 +301,14 @@ class LedgerApp(LedgerStore):
             "never for play through this service (COM-8)",
             table=table.state.code, rule="COM-8",
         )
+
+    def recall(self, command: Command) -> CommandResult | None:
+        """The first answer to ``command``'s id at its table, when it was recorded already
+        (``command_id_reused`` when that id was another command)."""
+        payload = hashlib.sha256(
+            command.model_dump_json(exclude={"command_id"}).encode()
+        ).hexdigest()
+        return self._recall(command, table_id(command.table), payload)
 
     def _recall(self, command: Command, tid: UUID, payload: str) -> CommandResult | None:
         """The first answer to this command id on this table (command ids are per table)."""

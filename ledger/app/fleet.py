@@ -24,6 +24,7 @@ from typing import Any
 from ledger.access.principals import PrincipalStore
 from ledger.app.application import CommandResult, LedgerApp
 from ledger.domain.actors import Actor
+from ledger.domain.approval import Approval
 from ledger.domain.commands import Command, OpenTable
 from ledger.settings import Settings, get_settings
 from ledger.store.fleet import StoreFleet, home_store_of, store_of, stores_of
@@ -53,14 +54,15 @@ class Fleet(StoreFleet[LedgerApp]):
         """The fleet's one register of principals, in the home store."""
         return self.home.principals
 
-    def execute(self, command: Command, *, actor: Actor | None = None) -> CommandResult:
+    def execute(self, command: Command, *, actor: Actor | None = None,
+                approval: Approval | None = None) -> CommandResult:
         """The command, executed in its table's store. Opening a table that another store
         already holds is ``table_moved`` (never a second table of the same code)."""
         shard = self.shard_of(command.table)
         if isinstance(command, OpenTable):
             self._refuse_elsewhere(command.table, shard)
         with self._moved_if_missing(command.table, shard):
-            return self.apps[shard.name].execute(command, actor=actor)
+            return self.apps[shard.name].execute(command, actor=actor, approval=approval)
 
 
 Ledger = LedgerApp | Fleet

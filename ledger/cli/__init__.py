@@ -34,8 +34,9 @@ def _root(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
     actor: str | None = typer.Option(
-        None, "--actor", help="Who runs this command: the events it records name cli:ACTOR "
-        "(default: LEDGER_ACTOR, else the operating-system user)."),
+        None, "--actor", help="Who runs this command: the events it records name cli:ACTOR, "
+        "shown as unauthenticated (default: LEDGER_ACTOR, else the operating-system user); "
+        "approvals are signed with keys (--key), never taken from this name."),
 ) -> None:
     """The table ledger: an event-sourced ledger for casino card tables."""
     if actor is not None:
@@ -79,13 +80,14 @@ def _command_named(argv: list[str]) -> str | None:
 
 _COMMAND_MODULES: list[str] = [
     "demo", "simulate", "replay", "evaluate", "projections", "audit", "export", "serve", "tokens",
-    "report", "rules", "correct", "principals", "access", "keys", "backup", "shards",
+    "report", "rules", "correct", "principals", "approve", "access", "keys", "backup", "shards",
 ]
 _COMMAND_OWNERS: dict[str, str] = {
     "demo": "demo", "simulate": "simulate", "replay": "replay", "evaluate": "evaluate",
     "projections": "projections", "audit": "audit", "export": "export", "serve": "serve",
     "tokens": "tokens", "report": "report", "hands": "report", "rules": "rules",
-    "correct": "correct", "principals": "principals", "access": "access", "keys": "keys",
+    "correct": "correct", "principals": "principals", "approve": "approve",
+    "proposals": "approve", "access": "access", "keys": "keys",
     "backup": "backup", "shards": "shards",
 }
 """The module that registers each top-level command (``tests/unit/cli/test_cli_startup.py``

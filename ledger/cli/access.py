@@ -61,7 +61,8 @@ def list_access(
             shown.add_column(column, overflow="fold")
         for row in rows:
             detail = ", ".join(f"{k}={v}" for k, v in row.detail.items() if v is not None)
-            shown.add_row(str(row.seq), row.at[:19].replace("T", " "), row.who, row.what,
+            who = f"{row.who} (unauthenticated)" if row.who.startswith("cli:") else row.who
+            shown.add_row(str(row.seq), row.at[:19].replace("T", " "), who, row.what,
                           row.table or "", "" if row.hand is None else str(row.hand), detail)
         out_console().print(shown)
         if problems:

@@ -59,7 +59,7 @@ def verify(
         False, "--json", help='Print one object: {"tables", "hands_checked", "events_checked",'
         ' "discrepancies": [{"table", "hand", "kind", "expected", "recorded", "rule"}],'
         ' "chain_ok", "conservation_ok", "seal_ok", "events_read", "incremental_from",'
-        ' "decks_unchecked"}.'),
+        ' "decks_unchecked", "signatures_ok", "unsigned_before_signatures"}.'),
     seal: list[Path] | None = SEAL_OPTION,
     public_key: str | None = PUBLIC_KEY_OPTION,
     jobs: int | None = typer.Option(
@@ -119,6 +119,10 @@ def _print_report(data: dict[str, Any], day: str | None, *, sealed: int = 0) -> 
     if data.get("incremental_from"):
         console.print(f"incremental: from the seal of {data['incremental_from']}, "
                       f"{data['events_read']} events read", highlight=False)
+    unsigned = data.get("unsigned_before_signatures") or []
+    console.print(f"signatures: {'verified' if data.get('signatures_ok', True) else '[red]BAD[/]'}"
+                  + (f"; {len(unsigned)} approvals unsigned (before signatures), valid"
+                     if unsigned else ""), highlight=False)
     for hand in data.get("decks_unchecked", []):
         console.print(f"not checked: {escape(hand['table'])} hand {hand['hand']} was voided "
                       "without its deck (the deck key in use could not open it): its deals "
@@ -221,6 +225,8 @@ def render_replay(replay: Any, width: int, *, results: Any = None,
             "(an rng deal of an unfinished hand: its deck is revealed when the hand ends)"]
         left_lines = _wrapped(step.recorded, half)
         right_lines = _wrapped(right, half)
+        if step.approval:
+            out.append(f"     {step.approval}")
         out.append("     " + "recorded".ljust(half) + "| recomputed")
         for i in range(max(len(left_lines), len(right_lines))):
             left = left_lines[i] if i < len(left_lines) else ""

@@ -1,14 +1,17 @@
 """``ledger correct``: put a dealer's error right with a new event, never an edit (COR-1..5).
 
 Each command names the approving supervisors (``--approver``, twice above the table's amount
-limit) and a reason, appends one correction event and prints what it moved. A refused
-correction prints ``error [code] message``, exits with status 2 and appends nothing.
+limit) and a reason. With each approver's key (``--key``, once per approver) it is signed and
+recorded at once, and prints what it moved; without, it is proposed, and each approver
+approves it with their own key (``ledger approve``). A refused correction prints
+``error [code] message``, exits with status 2 and appends nothing.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -30,6 +33,9 @@ REASON = typer.Option(..., "--reason", help="Why the record is corrected (kept i
 COMMAND_ID = typer.Option(None, "--command-id", help="Idempotency key (default: a new one); "
                           "the same key again appends nothing.")
 AS_JSON = typer.Option(False, "--json", help="Print the command's answer as JSON.")
+KEYS = typer.Option(None, "--key", metavar="FILE", help="An approver's key file: signs as that "
+                    "approver (give one per approver to record it at once; without, the "
+                    "correction is proposed for the approvers to approve).")
 
 
 @correct_app.command("hand")
@@ -43,6 +49,7 @@ def correct_hand(
     approvers: list[str] = APPROVER,
     reason: str = REASON,
     command_id: str | None = COMMAND_ID,
+    keys: list[Path] | None = KEYS,
     as_json: bool = AS_JSON,
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
@@ -50,7 +57,7 @@ def correct_hand(
     configuration in force when it was played, and compensate the difference (COR-1, COR-5)."""
     fixes = [_fix(text) for text in cards]
     _run("correct_hand", table, {"hand": hand_no, "fixes": fixes}, approvers, reason,
-         command_id, as_json, database_url)
+         command_id, as_json, database_url, keys)
 
 
 @correct_app.command("movement")
@@ -64,12 +71,13 @@ def correct_movement(
     approvers: list[str] = APPROVER,
     reason: str = REASON,
     command_id: str | None = COMMAND_ID,
+    keys: list[Path] | None = KEYS,
     as_json: bool = AS_JSON,
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Correct the amount of a cash movement by a compensating movement linked to it (COR-2)."""
     _run("correct_movement", table, {"version": version, "amount": amount}, approvers,
-         reason, command_id, as_json, database_url)
+         reason, command_id, as_json, database_url, keys)
 
 
 @correct_app.command("seat")
@@ -82,6 +90,7 @@ def correct_seat(
     approvers: list[str] = APPROVER,
     reason: str = REASON,
     command_id: str | None = COMMAND_ID,
+    keys: list[Path] | None = KEYS,
     as_json: bool = AS_JSON,
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
@@ -89,7 +98,7 @@ def correct_seat(
     chip moves (COR-3)."""
     _run("correct_seat", table, {"seat": seat, "player": player, "from_hand": from_hand,
                                  "to_hand": to_hand}, approvers, reason, command_id, as_json,
-         database_url)
+         database_url, keys)
 
 
 @correct_app.command("owed")
@@ -100,6 +109,7 @@ def settle_owed(
     approvers: list[str] = APPROVER,
     reason: str = REASON,
     command_id: str | None = COMMAND_ID,
+    keys: list[Path] | None = KEYS,
     as_json: bool = AS_JSON,
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
@@ -108,7 +118,8 @@ def settle_owed(
     fields: dict[str, Any] = {"player": player}
     if amount is not None:
         fields["amount"] = amount
-    _run("settle_owed", table, fields, approvers, reason, command_id, as_json, database_url)
+    _run("settle_owed", table, fields, approvers, reason, command_id, as_json, database_url,
+         keys)
 
 
 def _fix(text: str) -> dict[str, str]:
@@ -124,17 +135,46 @@ def _fix(text: str) -> dict[str, str]:
 
 
 def _run(name: str, table: str, fields: dict[str, Any], approvers: list[str], reason: str,
-         command_id: str | None, as_json: bool, database_url: str | None) -> None:
+         command_id: str | None, as_json: bool, database_url: str | None,
+         keys: list[Path] | None = None) -> None:
+    from ledger.access.keys import Keyring
+    from ledger.app.approvals import Approvals
+    from ledger.app.fleet import apps_of
+    from ledger.cli.keyfiles import cli_principal, open_key
     from ledger.domain.commands import command_from
-    from ledger.domain.records import Record
-    from ledger.table.describe import describe, transfer_line
-    from ledger.table.events import ENVELOPE, EVENT_TYPES
 
     data = {**fields, "command_id": command_id or f"cli-{uuid.uuid4().hex[:16]}",
             "table": table, "approvers": approvers, "reason": reason}
     with ledger_app(database_url) as ledger:
-        result = ledger.execute(command_from(name, data))
+        command = command_from(name, data)
+        ring = Keyring([open_key(path) for path in keys or ()])
+        if not all(a in ring for a in approvers):
+            proposal = Approvals(ledger).propose(command, actor=ledger.actor,
+                                                 proposer_principal=cli_principal(ledger))
+            _proposed(proposal.as_dict(), as_json)
+            return
+        for one in apps_of(ledger):
+            one.keyring = ring
+        result = ledger.execute(command)
         currency = ledger.load(table).state.currency
+    _print_result(result, currency, as_json)
+
+
+def _proposed(found: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(found))
+        return
+    typer.echo(f"proposed {found['proposal_id']}: it waits for the signatures of "
+               f"{', '.join(found['needs'])} until {found['expires_at']}")
+    typer.echo(f"each approves with their own key: ledger approve {found['proposal_id']} "
+               "--key FILE")
+
+
+def _print_result(result: Any, currency: str, as_json: bool) -> None:
+    from ledger.domain.records import Record
+    from ledger.table.describe import describe, transfer_line
+    from ledger.table.events import ENVELOPE, EVENT_TYPES
+
     if as_json:
         typer.echo(json.dumps(result.as_dict()))
         return
@@ -148,5 +188,8 @@ def _run(name: str, table: str, fields: dict[str, Any], approvers: list[str], re
             typer.echo(f"  {line}")
         for t in record.transfers if hasattr(record, "transfers") else ():
             typer.echo(f"  {transfer_line(t, currency)}")
+        signed = event.get("approval") or {}
+        for signature in signed.get("signatures", ()):
+            typer.echo(f"  signed by {signature['principal']} (key {signature['key_id']})")
     if result.replayed:
         typer.echo("(already recorded under this command id: nothing appended)")

@@ -47,6 +47,8 @@ def demo(
             path = Path(f"var/demo.sqlite3{suffix}")
             if path.exists():
                 os.remove(path)
+        for key in DEMO_KEYS.glob("*.key"):  # a new store, a new register: new principals
+            key.unlink()
     console = Console(width=None if sys.stdout.isatty() else 140)
     results = []
     with ledger_app(database_url, allow_seeded=True) as ledger:
@@ -98,6 +100,9 @@ def demo(
     console.print(f"Console:         {ledger_cmd} serve{url}, then open http://127.0.0.1:8000/ "
                   f"and sign in with the auditor's token in {tokens['auditor']} "
                   f"(accounting's: {tokens['accounting']})")
+    if DEMO_KEYS.exists():
+        console.print(f"Principals:      the demo's own, with their keys in {DEMO_KEYS}/ "
+                      f"(sim-admin is the register's root): {ledger_cmd} principals list{url}")
     if not ok:
         raise typer.Exit(1)
 
@@ -152,13 +157,17 @@ OPENING_TRAY = 5_000_000
 FILL = 1_000_000
 
 
+DEMO_KEYS = Path("var/demo-keys")
+"""The demo's own principals' keys (its admin and the tray's signers), mode 600."""
+
+
 def _with_tray(ledger: Any, game: str, code: str, hands: int, seed: int, advance: Any) -> Any:
     """A house-banked table opened and closed with tray counts, and a fill half way (INV-1..3):
     the closing count is what the table's events leave in the tray."""
     from ledger.sim.runner import simulate
     from ledger.sim.tray import count, fill, register_signers, tray_now
 
-    register_signers(ledger)
+    register_signers(ledger, DEMO_KEYS)
     simulate(ledger, game, code, 0, seed=seed, seeded=True)  # open (seeded) and seat players
     count(ledger, code, "opening", OPENING_TRAY, f"{code}-tray-open")
     first = simulate(ledger, game, code, hands // 2, seed=seed, leave_rate=DEMO_LEAVE_RATE,

@@ -17,13 +17,16 @@ app.add_typer(tokens_app, name="tokens")
 
 @tokens_app.command("create")
 def create(
-    role: str = typer.Option(..., "--role", metavar="[device|auditor|accounting|admin]",
+    role: str = typer.Option(..., "--role",
+                             metavar="[device|auditor|accounting|admin|approver]",
                              help="What the token may do (docs/api/index.md: tokens and roles)."),
     tables: list[str] = typer.Option(  # noqa: B008
         [], "--table", help="Device tokens: a table code it may use (repeat for more)."
     ),
     seat: int | None = typer.Option(None, "--seat", help="Device tokens: bind to this seat."),
     label: str = typer.Option("", "--label", help="Who or what holds the token."),
+    principal: str | None = typer.Option(None, "--principal", help="Approver tokens: the "
+                                         "principal of the register it is bound to."),
     as_json: bool = typer.Option(
         False, "--json", help="Print the token and its record as JSON (errors stay `error [code]"
         " message` on standard error, exit status 2)."),
@@ -34,8 +37,10 @@ def create(
     from ledger.app.fleet import home_of
 
     with ledger_app(database_url) as ledger:
+        if principal is not None:
+            home_of(ledger).principals.get(principal)
         token, info = TokenStore(home_of(ledger).recorder).create(
-            role, tables=tables or None, seat=seat, label=label
+            role, tables=tables or None, seat=seat, label=label, principal=principal
         )
     if as_json:
         typer.echo(json.dumps({**info.as_dict(), "token": token}))
@@ -43,6 +48,7 @@ def create(
     typer.echo(token)
     scope = f" tables {', '.join(info.tables)}" if info.tables else ""
     scope += f" seat {info.seat}" if info.seat is not None else ""
+    scope += f" for principal {info.principal}" if info.principal is not None else ""
     typer.echo(f"token {info.token_id}: {info.role}{scope} (shown once; store it now)", err=True)
 
 

@@ -5,7 +5,11 @@ of the stored JSON the chain digests): ``token:<token_id>`` with the token's rol
 a command sent through the HTTP API, ``cli:<name>`` for the command line (``--actor``,
 ``LEDGER_ACTOR``, else the operating-system user). Events recorded before actors existed carry
 none (``null``); their chain digests are of the bytes as stored, so old stores stay readable.
-The register of the principals who hold these roles is :mod:`ledger.access.accesslog.principals`.
+The command line's name is not authenticated: anyone who runs it with the store's URL types any
+name (and could write the store directly). So its events and access-log rows are shown as
+``cli:<name> (unauthenticated command line)``, and nothing that needs approval trusts it: an
+approval is always a principal's signature with their own key (``ledger.domain.approval``).
+The register of the principals who hold the approving roles is :mod:`ledger.access.register`.
 """
 
 from __future__ import annotations
@@ -53,7 +57,10 @@ class Actor(BaseModel):
         return cls(id=f"cli:{chosen}", role="cli")
 
     def text(self) -> str:
-        """``token:3f2a9c0d1e4b (device, CSP-1 shoe)``."""
+        """``token:3f2a9c0d1e4b (device, CSP-1 shoe)``; ``cli:anna (unauthenticated command
+        line)``: the command line's name is whatever its user typed."""
+        if self.role == "cli":
+            return f"{self.id} (unauthenticated command line)"
         extra = ", ".join(p for p in (self.role, self.label) if p)
         return f"{self.id} ({extra})" if extra else self.id
 

@@ -9,6 +9,7 @@ events). :func:`tray_now` adds exactly that to the last opening count, from the 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from ledger.app.application import LedgerApp
@@ -24,11 +25,14 @@ PEOPLE = {"dealer-ana": "Ana (dealer)", "floor-ben": "Ben (floor)", "cage-cleo":
 """The signers' names, registered as floor principals (they sign for the tray, INV-1..3)."""
 
 
-def register_signers(app: LedgerApp) -> None:
-    """Register the simulation's signers as principals, unless they already are."""
-    for principal_id, name in PEOPLE.items():
-        if app.principals.find(principal_id) is None:
-            app.principals.add(principal_id, name, "floor", by=app.actor.id)
+def register_signers(app: LedgerApp, directory: Path | None = None) -> None:
+    """Register the simulation's signers as floor principals with keys, unless they already
+    are (keys in ``directory`` when given: :func:`ledger.sim.principals.ensure_principals`);
+    their counts and fills are then signed with those keys."""
+    from ledger.sim.principals import ensure_principals
+
+    ensure_principals(app, {p: (name, "floor") for p, name in PEOPLE.items()},
+                      directory=directory, keyring=app.keyring)
 
 
 def chips_for(amount: int) -> dict[int, int]:

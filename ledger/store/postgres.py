@@ -237,9 +237,13 @@ class LedgerPostgresRecorder(SchemaLocked, PostgresApplicationRecorder):
                 "CREATE TABLE IF NOT EXISTS {}.{} ("
                 "token_id text PRIMARY KEY, secret_sha256 text NOT NULL, role text NOT NULL, "
                 "tables text, seat integer, label text NOT NULL, created_at text NOT NULL, "
-                "revoked_at text)"
+                "revoked_at text, principal_id text)"
             ).format(schema, Identifier(TOKENS_TABLE))
         )
+        # Stores made before approver tokens: their tokens' table gains the principal column.
+        self.sql_create_statements.append(
+            SQL("ALTER TABLE {}.{} ADD COLUMN IF NOT EXISTS principal_id text").format(
+                schema, Identifier(TOKENS_TABLE)))
         self.sql_create_statements.extend(
             SQL(ddl).format() for ddl in postgres_ddl(self.datastore.schema)
         )

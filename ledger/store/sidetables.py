@@ -1,6 +1,8 @@
-"""The ledger's own tables beside the events: principals and the access log (the tokens'
-table is in :mod:`ledger.store.persistence`), their DDL for both stores, and one small helper to run
-SQL on them through the application's recorder (SQLite or PostgreSQL alike).
+"""The ledger's own tables beside the events: the register of principals (a chained stream,
+``ledger.access.register``; ``ledger_principals`` is its predecessor, read once to import the
+principals registered before signatures), the proposals awaiting approval and the access log
+(the tokens' table is in :mod:`ledger.store.persistence`), their DDL for both stores, and one
+small helper to run SQL on them through the application's recorder (SQLite or PostgreSQL alike).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 PRINCIPALS_TABLE = "ledger_principals"
 ACCESS_TABLE = "ledger_access_log"
+REGISTER_TABLE = "ledger_register"
+PROPOSALS_TABLE = "ledger_proposals"
 
 _PRINCIPALS = (
     "principal_id {text} PRIMARY KEY, name {text} NOT NULL, role {text} NOT NULL, "
@@ -22,7 +26,19 @@ _ACCESS = (
     "table_code {text}, hand_no {int}, detail {text} NOT NULL, prev_hash {text} NOT NULL, "
     "row_hash {text} NOT NULL"
 )
-SIDE_TABLES: dict[str, str] = {PRINCIPALS_TABLE: _PRINCIPALS, ACCESS_TABLE: _ACCESS}
+_REGISTER = (
+    "seq {int} PRIMARY KEY, at {text} NOT NULL, kind {text} NOT NULL, "
+    "principal_id {text} NOT NULL, body {text} NOT NULL, prev_hash {text} NOT NULL, "
+    "row_hash {text} NOT NULL"
+)
+_PROPOSALS = (
+    "proposal_id {text} PRIMARY KEY, created_at {text} NOT NULL, kind {text} NOT NULL, "
+    "table_code {text} NOT NULL, proposer {text} NOT NULL, proposer_principal {text}, "
+    "payload {text} NOT NULL, expires_at {text} NOT NULL, status {text} NOT NULL, "
+    "approvals {text} NOT NULL, result {text}, updated_at {text} NOT NULL"
+)
+SIDE_TABLES: dict[str, str] = {PRINCIPALS_TABLE: _PRINCIPALS, ACCESS_TABLE: _ACCESS,
+                               REGISTER_TABLE: _REGISTER, PROPOSALS_TABLE: _PROPOSALS}
 
 
 def sqlite_ddl() -> list[str]:

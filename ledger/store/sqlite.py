@@ -34,7 +34,7 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
             f"CREATE TABLE IF NOT EXISTS {TOKENS_TABLE} ("
             "token_id TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL, role TEXT NOT NULL, "
             "tables TEXT, seat INTEGER, label TEXT NOT NULL, created_at TEXT NOT NULL, "
-            "revoked_at TEXT)",
+            "revoked_at TEXT, principal_id TEXT)",
             *sqlite_ddl(),
         ]
 
@@ -64,6 +64,10 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
 
     def _create_table(self, c: SQLiteCursor) -> None:
         super()._create_table(c)
+        # Stores made before approver tokens: their tokens' table gains the principal column.
+        c.execute(f"PRAGMA table_info({TOKENS_TABLE})")
+        if "principal_id" not in {str(r[1]) for r in c.fetchall()}:
+            c.execute(f"ALTER TABLE {TOKENS_TABLE} ADD COLUMN principal_id TEXT")
         # Stores made before command ids were per table keyed the log by command id alone.
         c.execute(f"PRAGMA table_info({COMMANDS_TABLE})")
         keyed = sorted((int(r[5]), str(r[1])) for r in c.fetchall() if int(r[5]) > 0)

@@ -26,12 +26,14 @@ from pydantic import BaseModel, ConfigDict
 
 from ledger.domain import records as r
 from ledger.domain.actors import Actor
+from ledger.domain.approval import Approval
 from ledger.domain.errors import LedgerError
 from ledger.table.state import GENESIS_HASH, TableState
 
 _ENVELOPE_IDS: set[str] = {"originator_id", "originator_version"}
+_UNAPPROVED: set[str] = {"originator_id", "originator_version", "approval"}
 ENVELOPE: frozenset[str] = frozenset({"originator_id", "originator_version", "timestamp",
-                                      "prev_hash", "command_id", "actor"})
+                                      "prev_hash", "command_id", "actor", "approval"})
 """The fields every event carries beside its record's."""
 TABLE_NAMESPACE = uuid5(NAMESPACE_URL, "urn:table-ledger:table")
 
@@ -82,13 +84,18 @@ class TableEvent(BaseModel):
     prev_hash: str
     command_id: str | None = None
     actor: Actor | None = None
+    approval: Approval | None = None
+    """The signatures of the approvers of the command (``ledger.domain.approval``): on the
+    first event of a command that needs approval; absent from the stored JSON otherwise (and
+    from events recorded before signatures)."""
 
     def stored_state(self) -> bytes:
         """The exact bytes stored for this event (computed once, or as read from the store)."""
         try:
             return cast(bytes, self._stored)  # type: ignore[attr-defined]
         except AttributeError:
-            stored = self.model_dump_json(exclude=_ENVELOPE_IDS).encode()
+            hidden = _ENVELOPE_IDS if self.approval is not None else _UNAPPROVED
+            stored = self.model_dump_json(exclude=hidden).encode()
             object.__setattr__(self, "_stored", stored)
             return stored
 
@@ -278,7 +285,7 @@ class Table:
         return table
 
     def record(self, record: r.Record, command_id: str | None, now: datetime,
-               actor: Actor | None = None) -> TableEvent:
+               actor: Actor | None = None, approval: Approval | None = None) -> TableEvent:
         """Append the event for ``record`` (already decided) and apply it."""
         fields = dict(record.__dict__)
         fields["originator_id"] = self.id
@@ -287,6 +294,7 @@ class Table:
         fields["prev_hash"] = self.chain_head
         fields["command_id"] = command_id
         fields["actor"] = actor
+        fields["approval"] = approval
         event = _assemble(EVENT_FOR[type(record)], fields)
         event.mutate(self)
         self._pending.append(event)

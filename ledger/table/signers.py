@@ -3,7 +3,7 @@ player seated at the table.
 
 :func:`check_signers` decides from the table alone (two distinct people, neither playing);
 that both are principals registered with the ledger whose role may sign is decided by
-:func:`ledger.access.approvals.require_signers`, which the application asks after the rules.
+:func:`ledger.access.signatures.check_approval`, which the application asks after the rules.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ from ledger.domain.commands import (
     StartHand,
 )
 from ledger.domain.records import CardFix
+from ledger.sim.principals import ensure_principals
 from projections.audit import verify
 
 _ids = itertools.count()
@@ -43,7 +44,7 @@ def run(app: LedgerApp, cls: type[Command], **fields: object) -> None:
 
 
 def play(app: LedgerApp, hands: int) -> None:
-    app.principals.add("sup-1", "Supervisor One", "supervisor", by=app.actor.id)
+    ensure_principals(app, {"sup-1": ("Supervisor One", "supervisor")})
     run(app, OpenTable, game="caribbean-stud", config={"card_source": "recorded"})
     run(app, SeatPlayer, seat=1, player="p1")
     run(app, BuyIn, seat=1, amount=10**9)

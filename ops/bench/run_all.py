@@ -22,6 +22,7 @@ QUICK_ARGS: dict[str, list[str]] = {
     "read_store.py": ["--reads", "50", "--pairs", "20"],
     "incremental_audit.py": ["--days", "2,4", "--hands", "5"],
     "access_log.py": ["--rows", "100"],
+    "signatures.py": ["--principals", "20", "--fills", "10"],
     "capacity.py": ["--hands", "2", "--tables", "2", "--only", "1,4"],
 }
 

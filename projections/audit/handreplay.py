@@ -17,7 +17,6 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
-from ledger.access.principals import PrincipalStore
 from ledger.domain import records as r
 from ledger.domain.actors import actor_text
 from ledger.domain.cards import verify_commitment
@@ -52,6 +51,9 @@ class Step:
     """Every non-zero account of the table just after the event (None if it cannot apply)."""
     actor: str | None = None
     """Who sent the command behind the event (None for events recorded before actors)."""
+    approval: str | None = None
+    """The signatures of an approved event (``signed by sup-anna (key 3f2a...), ...``), or
+    ``unsigned (before signatures)``; None for an event that needs no approval."""
 
 
 ENDING_NAMES = frozenset(cls.__name__ for cls in r.HAND_ENDINGS)
@@ -208,7 +210,7 @@ def _replay_stretch(app: Any, tid: UUID, label: str, report: AuditReport,
     from ledger.domain import accounts
     from ledger.store.history import StorePast
     from ledger.table.state import TableState
-    from projections.audit.approvers import ApproverCheck
+    from projections.audit.approvers import ApprovalCheck, register_state
     from projections.audit.replay import TableAudit
 
     repository = app.repository
@@ -222,7 +224,7 @@ def _replay_stretch(app: Any, tid: UUID, label: str, report: AuditReport,
                        observer=observe,
                        past=lambda at: StorePast(app, tid, at, snapshots=False,
                                                  checkpoints=checkpoints),
-                       approvers=ApproverCheck(PrincipalStore(app.recorder).find))
+                       approvers=ApprovalCheck(register_state(app)))
     audit.checkpoints = checkpoints
     after = 0
     if begin is not None:
@@ -298,8 +300,26 @@ def _steps(result: GroupResult, currency: str | None = None, game: str | None = 
                           command=command if i == 0 else None,
                           recorded=_lines(event, currency, game),
                           recomputed=recomputed, rules=rules_of(event), agrees=agrees,
-                          data=as_data(event), actor=_actor(event)))
+                          data=as_data(event), actor=_actor(event),
+                          approval=approval_text(event, result.discrepancies)))
     return steps
+
+
+def approval_text(event: Any, found: list[Discrepancy] | None = None) -> str | None:
+    """How an approved event was approved, as the audit shows it (None: it needs none);
+    ``found``: the discrepancies of its command (an unsigned one reported there is not from
+    before signatures)."""
+    from ledger.domain.approval import APPROVED_EVENTS, approvers_of
+
+    if type(event).__name__ not in APPROVED_EVENTS or not approvers_of(event):
+        return None
+    approval = getattr(event, "approval", None)
+    if approval is None:
+        if any(d.kind == "approval_unsigned" for d in found or ()):
+            return "UNSIGNED (recorded after signatures began)"
+        return "unsigned (before signatures)"
+    return "signed by " + ", ".join(f"{s.principal} (key {s.key_id}, {s.via})"
+                                    for s in approval.signatures)
 
 
 def _actor(event: Any) -> str | None:

@@ -31,6 +31,12 @@ balance past that range: :mod:`projections.views.unholdable`);
 bounds: ``out_of_bounds`` (a recorded command outside the bounds every command has now,
 :mod:`ledger.domain.bounds`: written before them, or by hand);
 access log (:mod:`ledger.access.accesslog`, a full audit only): ``access_log_broken``;
+approvals (:mod:`projections.audit.approvers`; ``SIGNATURE_KINDS`` make ``signatures_ok``
+false): ``signature_invalid`` (a signature that does not verify with the approver's key in the
+register at the version it names, or an approval that is not of this event),
+``approval_unsigned`` (an approved event without signatures after the register's epoch), and,
+a full audit only, ``register_broken`` (a row of the register edited, deleted or inserted, or a
+change of it not signed by an admin principal);
 re-decision (rules vs record): ``rejected`` (the rules refuse the recorded command), ``records``
 (other records than the rules produce), ``outcome``, ``transfer``, ``jackpot``, ``coverage``,
 ``pot``, ``points``, ``rake``, ``deal``, ``deck_commitment`` and, for any other field of an
@@ -51,6 +57,7 @@ CHAIN_KINDS = frozenset({
     "seal_truncated", "seal_mismatch", "seal_missing_table", "seal_events", "seal_balances",
     "seal_unknown_table",
 })
+SIGNATURE_KINDS = frozenset({"signature_invalid", "approval_unsigned", "register_broken"})
 SEAL_KINDS = frozenset({"seal_signature", "seal_chain_broken", "seal_day_missing"})
 CONSERVATION_KINDS = frozenset({
     "transfer_invalid", "transfers_unbalanced", "amount_mismatch", "negative_balance",
@@ -84,6 +91,9 @@ class AuditReport:
     """Stored event rows read (an incremental audit reads only those after the sealed heads)."""
     incremental_from: str | None = None
     """The gaming day of the seal an incremental audit started from."""
+    unsigned_before: list[dict[str, Any]] = field(default_factory=list)
+    """Approved events recorded before signatures (``{table, version, event}``): valid, shown
+    as "unsigned (before signatures)", never a discrepancy."""
     decks_unchecked: list[dict[str, Any]] = field(default_factory=list)
     """Hands voided with approval because their sealed deck could not be opened (the deck key
     was lost or replaced): they revealed no deck, so their rng deals and deck commitment
@@ -98,6 +108,7 @@ class AuditReport:
         self.events_read += part.events_read
         self.discrepancies.extend(part.discrepancies)
         self.decks_unchecked.extend(part.decks_unchecked)
+        self.unsigned_before.extend(part.unsigned_before)
 
     @property
     def chain_ok(self) -> bool:
@@ -106,6 +117,10 @@ class AuditReport:
     @property
     def conservation_ok(self) -> bool:
         return not any(d.kind in CONSERVATION_KINDS for d in self.discrepancies)
+
+    @property
+    def signatures_ok(self) -> bool:
+        return not any(d.kind in SIGNATURE_KINDS for d in self.discrepancies)
 
     @property
     def seal_ok(self) -> bool:
@@ -128,4 +143,6 @@ class AuditReport:
             "events_read": self.events_read,
             "incremental_from": self.incremental_from,
             "decks_unchecked": self.decks_unchecked,
+            "signatures_ok": self.signatures_ok,
+            "unsigned_before_signatures": self.unsigned_before,
         }

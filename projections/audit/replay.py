@@ -16,6 +16,7 @@ in progress at the end of the stream has no revealed deck: its rng deals are app
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -23,14 +24,22 @@ from typing import Any, cast
 from pydantic import ValidationError
 
 from ledger.domain import records as r
+from ledger.domain.approval import APPROVED_EVENTS, approvers_of
 from ledger.domain.cards import DECK_SIZE
-from ledger.domain.commands import CORRECTION_COMMANDS, Command, DealCards, OpenTable, StartHand
+from ledger.domain.commands import (
+    CORRECTION_COMMANDS,
+    Command,
+    DealCards,
+    OpenTable,
+    StartHand,
+    command_from,
+)
 from ledger.domain.errors import LedgerError
 from ledger.table.corrections import Past
 from ledger.table.corrections import decide as decide_correction
 from ledger.table.events import TableEvent
 from ledger.table.state import TableState
-from projections.audit.approvers import ApproverCheck
+from projections.audit.approvers import ApprovalCheck
 from projections.audit.checks import Conservation, rake_check
 from projections.audit.commands import command_for
 from projections.audit.compare import compare_records, record_type
@@ -88,7 +97,7 @@ class TableAudit:
 
     def __init__(self, label: str, report: AuditReport, *, scope: Scope | None = None,
                  observer: Observer | None = None, past: PastAt | None = None,
-                 approvers: ApproverCheck | None = None) -> None:
+                 approvers: ApprovalCheck | None = None) -> None:
         self.label = label
         self.past = past
         self.approvers = approvers
@@ -167,8 +176,14 @@ class TableAudit:
         except ValidationError as exc:  # written before the bounds of ledger.domain.bounds
             command, unbounded = None, "; ".join(
                 f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        signed = getattr(group[0], "approval", None)
+        if signed is not None and command is not None:  # decide exactly what was signed
+            with contextlib.suppress(LedgerError):  # else reported by the approval check
+                command = command_from(signed.kind, dict(signed.fields))
         result = GroupResult(events=group, command=command)
         self._sink = result.discrepancies
+        if self.approvers is not None and check:
+            self._approvals(group[0])
         if unbounded is not None:
             self._add(hand_of(group[0]), "out_of_bounds",
                       {"bounds": "those every command has now (ledger.domain.bounds)"},
@@ -226,12 +241,19 @@ class TableAudit:
         if self.past is None:
             return None
         past = self.past(first.originator_version - 1)
-        if self.approvers is not None:
-            for problem in self.approvers.problems(command.approvers, first.timestamp):
-                self._add(hand_of(first), "approver", "an active supervisor or admin "
-                          "principal when the correction was recorded", problem, "COR-4")
         return self._decide(result, lambda: decide_correction(state, command, past,
                                                               first.timestamp))
+
+    def _approvals(self, first: TableEvent) -> None:
+        """The signatures of an approved event (:mod:`projections.audit.approvers`)."""
+        assert self.approvers is not None
+        for kind, expected, recorded, rule in self.approvers.check(self.label, first):
+            self._add(hand_of(first), kind, expected, recorded, rule)
+        if getattr(first, "approval", 1) is None and self.approvers.unsigned_before(first) \
+                and type(first).__name__ in APPROVED_EVENTS and approvers_of(first):
+            self.report.unsigned_before.append({"table": self.label,
+                                                "version": first.originator_version,
+                                                "event": type(first).__name__})
 
     def _needs_deck(self, command: Command) -> bool:
         assert self.state is not None

@@ -12,7 +12,6 @@ from datetime import datetime, time, timedelta
 from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
-from ledger.access.principals import PrincipalStore
 from ledger.domain import accounts
 from ledger.domain import records as r
 from ledger.domain.accounts import net_flows
@@ -22,7 +21,7 @@ from ledger.store.mapper import state_bytes
 from ledger.store.schema import CORRECTION_TOPICS
 from ledger.table.events import TableEvent, TableOpened, chain_digest, table_id
 from ledger.table.state import TableState
-from projections.audit.approvers import ApproverCheck
+from projections.audit.approvers import ApprovalCheck, register_state
 from projections.audit.chain import ChainCheck, Copy, LogCopies, earlier_links, log_copies
 from projections.audit.model import AuditReport, Discrepancy
 from projections.audit.reader import SnapshotReader
@@ -68,7 +67,7 @@ def audit_table(app: Any, reader: SnapshotReader, tid: UUID, report: AuditReport
     replay = TableAudit(label, report, scope=scope, observer=observer,
                         past=lambda upto: StorePast(app, tid, upto, snapshots=False,
                                                     checkpoints=replay.checkpoints),
-                        approvers=ApproverCheck(PrincipalStore(app.recorder).find))
+                        approvers=ApprovalCheck(register_state(app)))
     walk = _Walk(wanted, totals)
     if begin is not None:
         _resume(reader, tid, begin, links, replay, walk, report)

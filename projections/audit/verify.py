@@ -111,6 +111,7 @@ def verify(app: Any, *, table: str | None = None, day: str | None = None,
         report.events_read += reader.rows_read
     if table is None:
         report.discrepancies.extend(access_log_breaks(app))
+        report.discrepancies.extend(register_discrepancies(app))
         if check is not None:
             report.discrepancies.extend(check.access_log(app))
     mark_outdated(app, {d.expected["view"] for d in found})
@@ -140,6 +141,16 @@ def access_log_breaks(app: Any) -> list[Discrepancy]:
                         {"row": p["seq"], "problem": p["kind"], "value": p["expected"]},
                         p["found"])
             for p in verify_access_log(app)]
+
+
+def register_discrepancies(app: Any) -> list[Discrepancy]:
+    """The register of principals' chain and signatures (``projections.audit.approvers``): a
+    row that does not hold is ``register_broken``, naming the register version."""
+    from projections.audit.approvers import register_breaks
+
+    return [Discrepancy("register", None, "register_broken",
+                        {"version": p["version"], "problem": p["kind"], "value": p["expected"]},
+                        p["found"]) for p in register_breaks(app)]
 
 
 def _left_out(report: AuditReport, rejects: dict[int, tuple[str, int, str]],

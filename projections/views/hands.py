@@ -6,7 +6,7 @@ round, every wager and decision in order, the reveals, the settlement (outcomes 
 rule ids, transfers, jackpot lines, coverage with what each seat paid in and was paid, pots and
 the uncalled bet returned, points, rake, and each seat's result: ``ledger.domain.results``), the
 revealed deck, who started and ended the hand and who sent each decision (the events' actors:
-``token:<id> (role, label)`` or ``cli:<name> (cli)``), and
+``token:<id> (role, label)`` or ``cli:<name> (unauthenticated command line)``), and
 totals: chips wagered (moved from stacks into wager spots and pots; in Chinese Poker the stakes
 put in play), rake (the rake account's change over the hand), jackpot contributions and awards,
 the house's result (its account's change) and the designated player's (HCF-14), and what caps

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from ledger.access.keys import Keyring
 from ledger.app.application import CommandResult, LedgerApp
 from ledger.domain import accounts
 from ledger.domain.cards import parse_cards
@@ -18,12 +19,32 @@ from ledger.domain.commands import (
     Settle,
     StartHand,
 )
+from ledger.sim.principals import ensure_principals
 
 _ids = itertools.count(1)
 
 
 SUPERVISORS = {"sup-anna": "Anna (supervisor)", "sup-bram": "Bram (supervisor)"}
 """The principals the tests' approvals name (COM-4, COM-5, COR-4)."""
+
+
+def with_supervisors(app: LedgerApp, extra: dict[str, tuple[str, str]] | None = None
+                     ) -> Keyring:
+    """The tests' supervisors (and ``extra``: id -> (name, role)) registered with keys the
+    application holds: the commands that name them are signed in one step."""
+    people = {p: (name, "supervisor") for p, name in SUPERVISORS.items()}
+    return ensure_principals(app, {**people, **(extra or {})}, keyring=app.keyring)
+
+
+def revoke(app: LedgerApp, principal_id: str) -> None:
+    """Revoke a principal, signed by the tests' admin (whose key the application holds)."""
+    from ledger.app.approvals import Approvals
+    from ledger.sim.principals import ADMIN
+
+    assert app.keyring is not None
+    admin = app.keyring.get(ADMIN)
+    assert admin is not None
+    Approvals(app).change_register("revoke", {"id": principal_id}, admin, actor=app.actor)
 
 
 class Driver:
@@ -33,9 +54,7 @@ class Driver:
                  config: dict[str, Any] | None = None) -> None:
         self.app = app
         self.code = code
-        for principal_id, name in SUPERVISORS.items():
-            if app.principals.find(principal_id) is None:
-                app.principals.add(principal_id, name, "supervisor", by="cli:tests")
+        with_supervisors(app)
         self.do(OpenTable, game=game, config={"card_source": "recorded", **(config or {})})
         for seat, chips in players.items():
             self.do(SeatPlayer, seat=seat, player=f"p{seat}")

@@ -53,6 +53,13 @@ def make_tokens(app: FastAPI, tables: list[str]) -> Tokens:
     )
 
 
+def approver_token(client: Any, principal: str) -> str:
+    """An approver token bound to ``principal`` (of the register), made in the client's store."""
+    token, _ = client.app.state.tokens.create("approver", principal=principal,
+                                              label=f"{principal}'s approvals")
+    return str(token)
+
+
 def app_of(client: TestClient) -> FastAPI:
     """The application behind a test client (which types it as any ASGI application)."""
     assert isinstance(client.app, FastAPI)

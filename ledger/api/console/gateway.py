@@ -83,6 +83,14 @@ class Api:
         return await call(self.app, "GET", path, query, self.token, client=self.client,
                           server=self.server, scheme=self.scheme, state=state)
 
+    async def post(self, path: str, body: Mapping[str, Any], *,
+                   headers: Mapping[str, str] | None = None) -> Answer:
+        """``POST path`` with a JSON body as this reader; the answer whatever its status."""
+        self.calls.append(path)
+        return await call(self.app, "POST", path, "", self.token, client=self.client,
+                          server=self.server, scheme=self.scheme,
+                          body=json.dumps(dict(body)).encode(), sent_headers=headers)
+
     async def data(self, path: str, params: Mapping[str, Any] | None = None, *,
                    state: Mapping[str, Any] | None = None) -> Any:
         """The JSON of a successful answer; a refusal raises :class:`Refused`."""
@@ -106,16 +114,23 @@ def _text(value: Any) -> str:
 async def call(app: ASGIApp, method: str, path: str, query: str, token: str, *,
                client: tuple[str, int] | None = None,
                server: tuple[str, int | None] | None = None, scheme: str = "http",
-               state: Mapping[str, Any] | None = None) -> Answer:
+               state: Mapping[str, Any] | None = None, body: bytes = b"",
+               sent_headers: Mapping[str, str] | None = None) -> Answer:
     """One request to ``app`` without a socket. ``state`` becomes the request's state (how the
-    console hands a progress callback to a route: no HTTP client can set it)."""
+    console hands a progress callback to a route: no HTTP client can set it); ``body``: a JSON
+    body (a POST)."""
+    extra = [(k.lower().encode("latin-1"), v.encode("latin-1"))
+             for k, v in (sent_headers or {}).items()]
+    if body:
+        extra += [(b"content-type", b"application/json"),
+                  (b"content-length", str(len(body)).encode())]
     scope: dict[str, Any] = {
         "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
         "http_version": "1.1", "method": method, "scheme": scheme, "path": path,
         "raw_path": path.encode(), "query_string": query.encode(), "root_path": "",
         "headers": [(b"authorization", b"Bearer " + token.encode()),
                     (b"host", b"console"), (b"user-agent", USER_AGENT),
-                    (b"accept", b"application/json")],
+                    (b"accept", b"application/json"), *extra],
         "client": client, "server": server, "state": dict(state or {}),
     }
     sent = False
@@ -128,7 +143,7 @@ async def call(app: ASGIApp, method: str, path: str, query: str, token: str, *,
         if sent:
             return {"type": "http.disconnect"}
         sent = True
-        return {"type": "http.request", "body": b"", "more_body": False}
+        return {"type": "http.request", "body": body, "more_body": False}
 
     async def send(message: Message) -> None:
         nonlocal status

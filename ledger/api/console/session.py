@@ -78,7 +78,7 @@ def authenticate(request: Request, token: str) -> Principal | None:
         return None
     return Principal(token_id=info.token_id, role=info.role,
                      tables=None if info.tables is None else frozenset(info.tables),
-                     seat=info.seat, label=info.label)
+                     seat=info.seat, label=info.label, principal=info.principal)
 
 
 def reader(request: Request) -> Reader | None:

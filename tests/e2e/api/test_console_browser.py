@@ -145,9 +145,9 @@ def shot(page: Any, name: str, *, full: bool = False) -> None:
 
 
 NAV = {
-    "auditor": ["Tables", "Hands", "Audit", "Accounting", "Jackpot", "Coverage"],
+    "auditor": ["Tables", "Hands", "Audit", "Accounting", "Jackpot", "Coverage", "Approvals"],
     "accounting": ["Tables", "Accounting", "Jackpot", "Coverage"],
-    "admin": ["Tables"],
+    "admin": ["Tables", "Approvals"],
     "device": ["Tables"],
 }
 

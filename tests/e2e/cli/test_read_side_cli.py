@@ -79,7 +79,8 @@ def test_audit_verify_hand_and_seal(db: Path) -> None:
     report = json.loads(out.stdout)
     assert list(report) == ["tables", "hands_checked", "events_checked", "discrepancies",
                             "chain_ok", "conservation_ok", "seal_ok", "events_read",
-                            "incremental_from", "decks_unchecked"]
+                            "incremental_from", "decks_unchecked", "signatures_ok",
+                            "unsigned_before_signatures"]
     assert report["hands_checked"] == 8 and report["discrepancies"] == []
     hand = ledger("audit", "hand", "CSP-1", "2", db=db)
     assert hand.returncode == 0 and "every decision agrees with the rules" in hand.stdout

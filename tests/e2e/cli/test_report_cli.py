@@ -17,7 +17,7 @@ import pytest
 
 from ledger.app.application import LedgerApp
 from ledger.settings import Settings
-from ledger.sim.tray import count, tray_now
+from ledger.sim.tray import count, register_signers, tray_now
 
 PUBLISHED = {  # house edge %, element of risk % (The Wizard of Odds' strategy table)
     "optimal": (5.224, 2.555), "akj83": (5.316, 2.596), "pair": (5.470, 2.738),
@@ -138,6 +138,7 @@ def test_the_demo_day_reconciles_by_inventory_and_a_wrong_count_is_a_variance(
                              deck_key_file=db.parent / "deck.key", log_level="WARNING"),
                     allow_seeded=True)  # the demo's tables deal from seeded shuffles
     try:
+        register_signers(app, tmp_path / "var" / "demo-keys")  # the demo's signers' keys
         count(app, "CSP-1", "closing", tray_now(app, "CSP-1") - 100, "recount")
     finally:
         app.close()

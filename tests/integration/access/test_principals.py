@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from ledger.access.keys import PrincipalKey
 from ledger.access.principals import require_approver
 from ledger.api import create_app
 from ledger.app.application import LedgerApp
+from ledger.app.approvals import Approvals
 from ledger.domain.actors import Actor
 from ledger.domain.commands import ChangeConfig, Fill, OpenTable, VoidHand
 from ledger.domain.errors import LedgerError
@@ -20,7 +22,8 @@ from ledger.settings import Settings
 from ledger.sim.runner import simulate
 from ledger.table.events import table_id
 from projections.audit import verify
-from tests.support.http import Tokens, assert_error, bearer, make_tokens, play_table
+from tests.support.driver import revoke, with_supervisors
+from tests.support.http import Tokens, approver_token, assert_error, bearer, make_tokens, play_table
 from tests.support.tamper import rechain, replace_in_event, rewrite_command_log
 
 
@@ -36,31 +39,35 @@ def _stored(app: LedgerApp, code: str) -> list[dict[str, Any]]:
 
 
 def test_require_approver_decides_with_coded_refusals(app: LedgerApp) -> None:
-    app.principals.add("sup-1", "S. One", "supervisor", by="cli:test")
-    app.principals.add("floor-1", "F. One", "floor", by="cli:test")
-    assert require_approver(app, "sup-1", rule="COM-4").name == "S. One"
+    with_supervisors(app, {"sup-1": ("S. One", "supervisor"), "floor-1": ("F. One", "floor")})
+    state = app.principals.state()
+    assert require_approver(state, "sup-1", rule="COM-4").name == "S. One"
     for who, roles, code in (("nobody", ("supervisor",), "unknown_approver"),
                              ("floor-1", ("supervisor", "admin"), "approver_not_allowed")):
         with pytest.raises(LedgerError) as err:
-            require_approver(app, who, rule="COM-4", roles=roles)
+            require_approver(state, who, rule="COM-4", roles=roles)
         assert err.value.code == code and err.value.details["rule"] == "COM-4"
-    revoked = app.principals.revoke("sup-1", by="cli:test")
-    assert revoked.revoked_at and revoked.revoked_by == "cli:test"
+    revoke(app, "sup-1")
+    revoked = app.principals.get("sup-1")
+    assert revoked.revoked_at and revoked.revoked_by == "principal:sim-admin"
     with pytest.raises(LedgerError) as err:
-        require_approver(app, "sup-1", rule="COM-4")
+        require_approver(app.principals.state(), "sup-1", rule="COM-4")
     assert err.value.code == "approver_revoked"
-    for bad, code in ((("sup-1", "x", "floor"), "principal_exists"),
-                      (("bad id", "x", "floor"), "invalid_principal"),
-                      (("p-2", "x", "boss"), "invalid_principal_role")):
+    approvals, admin = Approvals(app), app.keyring.get("sim-admin")  # type: ignore[union-attr]
+    assert admin is not None
+    public = PrincipalKey.generate("x").public
+    for change, code in (({"id": "sup-1", "name": "x", "role": "floor"}, "principal_exists"),
+                         ({"id": "bad id", "name": "x", "role": "floor"}, "invalid_principal"),
+                         ({"id": "p-2", "name": "x", "role": "boss"}, "invalid_principal_role")):
         with pytest.raises(LedgerError) as err:
-            app.principals.add(*bad, by="cli:test")
+            approvals.change_register("add", {**change, "public_key": public}, admin,
+                                      actor=app.actor)
         assert err.value.code == code
 
 
 def test_approvals_name_known_principals_and_refusals_append_nothing(app: LedgerApp) -> None:
     simulate(app, "caribbean-stud", "CSP-1", 0, seed=1)
-    app.principals.add("floor-1", "F. One", "floor", by="cli:test")
-    app.principals.add("floor-2", "F. Two", "floor", by="cli:test")
+    with_supervisors(app, {"floor-1": ("F. One", "floor"), "floor-2": ("F. Two", "floor")})
     before = len(_stored(app, "CSP-1"))
     change = {"config": {"max_aggregate_payout": 1_000}}
     refusals = [
@@ -78,11 +85,18 @@ def test_approvals_name_known_principals_and_refusals_append_nothing(app: Ledger
     assert len(_stored(app, "CSP-1")) == before
     app.execute(Fill(command_id="f2", table="CSP-1", chips={100: 1},
                      signers=("floor-1", "floor-2")))
-    app.principals.revoke("floor-2", by="cli:test")
+    revoke(app, "floor-2")
     with pytest.raises(LedgerError) as err:
         app.execute(Fill(command_id="f3", table="CSP-1", chips={100: 1},
                          signers=("floor-1", "floor-2")))
     assert err.value.code == "approver_revoked"
+    # Without the signers' keys there is no signature, and nothing is recorded.
+    app.keyring = None
+    with pytest.raises(LedgerError) as err:
+        app.execute(Fill(command_id="f4", table="CSP-1", chips={100: 1},
+                         signers=("floor-1", "sup-anna")))
+    assert err.value.code == "approval_required"
+    assert len(_stored(app, "CSP-1")) == before + 1
 
 
 def test_every_event_names_its_actor_under_the_chain(app: LedgerApp) -> None:
@@ -140,18 +154,38 @@ def test_every_event_of_a_game_over_http_names_its_token(
 
 
 def test_principals_over_http(api: tuple[TestClient, Tokens]) -> None:
+    """An admin token alone registers nobody: the registration waits for an admin principal's
+    signature, given with an approver token bound to that admin."""
     client, tokens = api
-    body = {"principal_id": "sup-9", "name": "S. Nine", "role": "supervisor"}
+    ledger: LedgerApp = client.app.state.ledger  # type: ignore[attr-defined]
+    ring = with_supervisors(ledger)
+    root = ring.get("sim-admin")
+    assert root is not None
+    admin_token = approver_token(client, "sim-admin")
+    key = PrincipalKey.generate("sup-9")
+    body = {"principal_id": "sup-9", "name": "S. Nine", "role": "supervisor",
+            "public_key": key.public}
     assert_error(client.post("/principals", json=body, headers=bearer(tokens.device)), 403,
                  "forbidden")
     r = client.post("/principals", json=body, headers=bearer(tokens.admin))
-    assert r.status_code == 201 and r.json()["created_by"].startswith("token:"), r.text
-    assert_error(client.post("/principals", json=body, headers=bearer(tokens.admin)), 409,
-                 "principal_exists")
-    listed = client.get("/principals", headers=bearer(tokens.auditor)).json()
-    assert [p["principal_id"] for p in listed] == ["sup-9"]
+    assert r.status_code == 202 and r.json()["status"] == "pending", r.text
+    proposal = r.json()
+    assert ledger.principals.find("sup-9") is None
+    assert "sup-9" not in [p["principal_id"] for p in
+                           client.get("/principals", headers=bearer(tokens.auditor)).json()]
+    signature = root.sign(proposal["message"].encode())
+    r = client.post(f"/proposals/{proposal['proposal_id']}/approvals",
+                    json={"signature": signature}, headers=bearer(admin_token))
+    assert r.status_code == 200 and r.json()["status"] == "done", r.text
+    found = ledger.principals.get("sup-9")
+    assert found.public_key == key.public and found.created_by == "principal:sim-admin"
     r = client.delete("/principals/sup-9", headers=bearer(tokens.admin))
-    assert r.status_code == 200 and r.json()["revoked_at"]
+    assert r.status_code == 202
+    revoke_id = r.json()["proposal_id"]
+    assert ledger.principals.get("sup-9").active
+    client.post(f"/proposals/{revoke_id}/approvals", headers=bearer(admin_token),
+                json={"signature": root.sign(r.json()["message"].encode())})
+    assert not ledger.principals.get("sup-9").active
     assert_error(client.delete("/principals/nobody", headers=bearer(tokens.admin)), 404,
                  "unknown_principal")
     open_body = {"command_id": "o", "table": "HCF-7", "game": "high-card-flush"}
@@ -169,7 +203,7 @@ def test_a_void_approval_names_a_principal(app: LedgerApp) -> None:
     with pytest.raises(LedgerError) as err:
         app.execute(VoidHand(command_id="v", table="CSP-2", reason="x", approved_by="ghost"))
     assert err.value.code == "unknown_approver"
-    app.principals.add("sup-2", "S. Two", "admin", by="cli:test")
+    with_supervisors(app, {"sup-2": ("S. Two", "admin")})
     result = app.execute(VoidHand(command_id="v2", table="CSP-2", reason="x",
                                   approved_by="sup-2"))
     assert result.events[-1]["approved_by"] == "sup-2"

@@ -208,6 +208,7 @@ READS: dict[str, tuple[str, ...]] = {
     "/metrics": ("admin", "auditor", "accounting", "device"),
     "/tokens": ("admin",),
     "/principals": ("admin", "auditor"),
+    "/proposals": ("admin", "auditor"),
     "/tables/T1/paytable": ("admin", "auditor", "accounting"),
     "/reports/hold?day=2026-01-01": ("auditor", "accounting"),
     "/reports/hold/days?table=T1&month=2026-01": ("auditor", "accounting"),
@@ -227,13 +228,18 @@ def test_each_role_reads_what_it_may_and_nothing_else(api: tuple[TestClient, Tok
     client.post("/tables/T1/buy-ins", json={"command_id": "b1", "seat": 1, "amount": 9_000},
                 headers=bearer(tokens.device))
     client.post("/tables/T1/hands", json={"command_id": "h1"}, headers=bearer(tokens.device))
+    proposed = client.post("/principals", headers=bearer(tokens.admin), json={
+        "principal_id": "sup-1", "name": "S", "role": "supervisor",
+        "public_key": "ed25519:" + "11" * 32}).json()["proposal_id"]
+    reads = {**READS, f"/proposals/{proposed}": READS["/proposals"]}
     documented = {p for p, ops in app_of(client).openapi()["paths"].items() if "get" in ops}
     templates = {p.split("?")[0].replace("T1", "{code}").replace("/1/", "/{hand_no}/")
                  .replace("house", "{account}").replace("2026-01-01", "{day}")
-                 .replace("COM-6", "{rule_id}") for p in READS}
+                 .replace("COM-6", "{rule_id}").replace(proposed, "{proposal_id}")
+                 for p in reads}
     templates = {t if not t.endswith("/1") else t[:-2] + "/{hand_no}" for t in templates}
     assert documented - {"/health", "/ready"} == templates  # every read route is in this table
-    for path, roles in READS.items():
+    for path, roles in reads.items():
         for role in ROLES:
             r = client.get(path, headers=bearer(token_of(tokens, role)))
             if role in roles:

@@ -21,7 +21,14 @@ from pokerkit import HandHistory
 from ledger.api.app import create_app
 from ledger.settings import Settings
 from tests.support.driver import stud_hand
-from tests.support.http import Tokens, assert_error, bearer, events_stored, make_tokens
+from tests.support.http import (
+    Tokens,
+    approver_token,
+    assert_error,
+    bearer,
+    events_stored,
+    make_tokens,
+)
 
 BODY = {"command_id": "fix-1", "hand": 1, "approvers": ["sup-anna"],
         "fixes": [{"target": 3, "recorded": "7h", "actual": "6h"}],
@@ -54,11 +61,20 @@ def test_an_admin_corrects_a_hand_and_every_read_shows_it(
                  422, "unknown_approver")  # COR-4: approvers are principals of the ledger
     assert_error(client.post(path, json=BODY, headers=bearer(tokens.device)), 403, "forbidden")
     assert events_stored(client) == before
+    held = client.post(path, json=BODY, headers=admin)
+    assert held.status_code == 202 and held.json()["needs"] == ["sup-anna"], held.text
+    assert events_stored(client) == before  # proposed: nothing recorded until Anna signs
+    key = client.app.state.ledger.keyring.get("sup-anna")  # type: ignore[attr-defined]
+    proposal = held.json()
+    signed = client.post(f"/proposals/{proposal['proposal_id']}/approvals",
+                         json={"signature": key.sign(proposal["message"].encode())},
+                         headers=bearer(approver_token(client, "sup-anna")))
+    assert signed.status_code == 200 and signed.json()["status"] == "done", signed.text
     done = client.post(path, json=BODY, headers=admin)
-    assert done.status_code == 201, done.text
+    assert done.status_code == 200 and done.json()["replayed"] is True, done.text
     [event] = done.json()["events"]
     assert event["type"] == "HandCorrected" and event["approvers"] == ["sup-anna"]
-    assert client.post(path, json=BODY, headers=admin).json()["replayed"] is True
+    assert [s["principal"] for s in event["approval"]["signatures"]] == ["sup-anna"]
 
     hand = client.get("/tables/STUD-C/hands/1", headers=auditor).json()
     assert hand["status"] == "settled" and hand["result"]  # the original settlement stays

@@ -555,8 +555,9 @@ def test_every_form_that_changes_anything_needs_its_csrf_value(console: Any) -> 
     client, tokens, _ = console
     posts = sorted(r.path for r in _routes(app_of(client).routes)
                    if r.path.startswith("/console") and "POST" in (r.methods or ()))
-    assert posts == ["/console/audit", "/console/sign-in", "/console/sign-out"]
-    for path in posts:
+    assert posts == ["/console/approvals/{proposal_id}", "/console/audit", "/console/sign-in",
+                     "/console/sign-out"]
+    for path in (p.replace("{proposal_id}", "p-000000000000") for p in posts):
         html = sign_in(client, tokens["auditor"])
         good = csrf_of(html)
         for form, headers in (({}, {}), ({"csrf": "forged"}, {}),

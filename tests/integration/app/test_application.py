@@ -28,6 +28,7 @@ from ledger.settings import Settings
 from ledger.store.postgres import LedgerPostgresRecorder
 from ledger.store.sqlite import LedgerSQLiteRecorder
 from ledger.table.events import table_id
+from tests.support.driver import with_supervisors
 
 
 @pytest.fixture
@@ -211,7 +212,7 @@ def test_opening_a_table_twice_is_refused(app: LedgerApp) -> None:
 
 def test_config_change_records_the_approver_and_bumps_the_version(app: LedgerApp) -> None:
     open_csp(app)
-    app.principals.add("shift-manager", "S. Manager", "supervisor", by="cli:test")
+    with_supervisors(app, {"shift-manager": ("S. Manager", "supervisor")})
     result = app.execute(
         ChangeConfig(
             command_id="c1",

@@ -45,7 +45,7 @@ from projections.audit import AuditReport, verify
 from projections.db import Store
 from projections.read.queries import ReadModel
 from projections.views.runner import Runner
-from tests.support.driver import Driver, stud_hand
+from tests.support.driver import Driver, revoke, stud_hand, with_supervisors
 
 BOSS, DEPUTY = "sup-anna", "sup-bram"
 
@@ -453,16 +453,16 @@ def test_audit_reports_a_forged_correction(app: LedgerApp,
                                     checkpoints=audit.checkpoints).state_before(at)
         folded = StorePast(app, tid, version, snapshots=False).state_before(at)
         assert from_checkpoint.to_snapshot() == folded.to_snapshot()
-    app.principals.revoke(BOSS, by="cli:tests")  # revoked after approving: still clean
+    revoke(app, BOSS)  # revoked after approving: still clean
     assert verify(app).ok
     tamper.replace_in_event(app, tid, version, '"dst":"player:p3"', '"dst":"player:p1"')
     tamper.replace_in_event(app, tid, version, f'"approvers":["{BOSS}"]', '"approvers":["zed"]')
     tamper.rechain(app, tid, version)
     report = verify(app)
     kinds = {(d.kind, d.hand, d.rule) for d in report.discrepancies}
-    assert {("hand_correction", 1, "COR-1"), ("approver", 1, "COR-4")} <= kinds, kinds
-    [who] = [d.recorded for d in report.discrepancies if d.kind == "approver"]
-    assert who == {"approver": "zed", "problem": "not a principal of the ledger"}
+    assert {("hand_correction", 1, "COR-1"), ("signature_invalid", 1, "COR-4")} <= kinds, kinds
+    found = [d.recorded for d in report.discrepancies if d.kind == "signature_invalid"]
+    assert {"version": version, "problem": f"the event names zed; signed by {BOSS}"} in found
 
 
 def test_cor_2_cash_movements_corrected_by_a_linked_movement(app: LedgerApp) -> None:
@@ -555,9 +555,9 @@ def test_refused_corrections_append_nothing(app: LedgerApp) -> None:
     assert refused(fixes=(fix(3, "7h", "7s"),)) == "duplicate_card"
     assert refused(approvers=(BOSS, BOSS)) == "approvers_not_distinct"
     # COR-4: approvers are principals known to the ledger, supervisors or admins, not revoked
-    app.principals.add("floor-cas", "Cas (floor)", "floor", by="cli:tests")
-    app.principals.add("sup-gone", "Gone (supervisor)", "supervisor", by="cli:tests")
-    app.principals.revoke("sup-gone", by="cli:tests")
+    with_supervisors(app, {"floor-cas": ("Cas (floor)", "floor")})
+    with_supervisors(app, {"sup-gone": ("Gone (supervisor)", "supervisor")})
+    revoke(app, "sup-gone")
     assert refused(approvers=("sup-nobody",)) == "unknown_approver"
     assert refused(approvers=("floor-cas",)) == "approver_not_allowed"
     assert refused(approvers=(BOSS, "sup-gone")) == "approver_revoked"

@@ -21,6 +21,7 @@ from projections.audit.keys import signing_key
 from projections.audit.seal import make_hmac_seal, make_seal, seal_key
 from projections.views.context import gaming_day
 from tests.support import tamper
+from tests.support.driver import with_supervisors
 
 from .conftest import HANDS
 
@@ -40,6 +41,8 @@ def test_hands_of_every_game_audit_clean(app: LedgerApp, played: dict[str, str])
         "events_read": sum(app.load(c).version for c in played.values()) + len(played),
         "incremental_from": None,
         "decks_unchecked": [],
+        "signatures_ok": True,
+        "unsigned_before_signatures": [],
     }
     assert sorted(report.tables) == sorted(played.values())
 
@@ -154,7 +157,7 @@ def test_recorded_cards_and_a_configuration_change_are_audited(app: LedgerApp) -
         app.execute(BuyIn(command_id=f"b{seat}", table=code, seat=seat, amount=100_000))
     cards = {"1": "2h 6h 9h Jh Kh", "2": "2d 4c 7s 9c Qd", "dealer": "8c 8d 3h 5s Kc"}
     _recorded_hand(app, code, 1, cards)  # seat 1's flush wins 5-1 on the Play wager
-    app.principals.add("pit-boss", "P. Boss", "supervisor", by="cli:test")
+    with_supervisors(app, {"pit-boss": ("P. Boss", "supervisor")})
     app.execute(ChangeConfig(command_id="c", table=code, approver="pit-boss",
                              config={"max_aggregate_payout": 500}))
     _recorded_hand(app, code, 2, cards)  # the same hand, now capped at 5.00 (COM-7)

@@ -38,6 +38,7 @@ from projections.reports.paytable import mathematics
 from projections.reports.periods import period
 from projections.reports.players import player_hands, player_report
 from projections.views.runner import Runner
+from tests.support.driver import with_supervisors
 
 ROYAL = "As Ks Qs Js Ts"
 FLUSH = "2h 6h 9h Jh Kh"
@@ -187,7 +188,7 @@ def test_each_hand_is_held_to_the_paytable_in_force_when_it_was_played(
     the two days together sums each day's hands at their own configuration's edge (the second
     one is the player's: a negative theoretical win), not the current one's; a player's
     theoretical win likewise."""
-    app.principals.add("pit-boss", "P. Boss", "supervisor", by="cli:test")
+    with_supervisors(app, {"pit-boss": ("P. Boss", "supervisor")})
     play(app, at("2026-03-13"), FLUSH, 1)
     generous = {c.label: 3 * odds for c, odds in csp.DEFAULT_PLAY_PAYTABLE.items()}
     Clock.moment = at("2026-03-13", 23)

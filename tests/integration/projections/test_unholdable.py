@@ -12,7 +12,6 @@ from eventsourcing.persistence import StoredEvent
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
-from ledger.access.principals import PrincipalStore
 from ledger.api import create_app
 from ledger.app.application import LedgerApp
 from ledger.domain.commands import BuyIn, CorrectMovement, OpenTable, SeatPlayer
@@ -22,6 +21,7 @@ from projections.audit.verify import verify
 from projections.views import unholdable
 from projections.views.context import current_gaming_day
 from projections.views.runner import Runner
+from tests.support.driver import with_supervisors
 from tests.support.http import bearer, make_tokens
 from tests.support.ranges import balance_past_the_range
 from tests.support.tamper import replace_in_event
@@ -87,9 +87,7 @@ def test_an_event_no_view_can_hold_is_left_out_reported_and_audited(
         assert [r.version for r in apart.rejected] == [version]
         # The recovery the docs give (docs/architecture/projections.md): an approved
         # correction, never an edit of the store.
-        principals = PrincipalStore(app.recorder)
-        for name in ("sup-1", "sup-2"):
-            principals.add(name, name, "supervisor", by="cli:test")
+        with_supervisors(app, {name: (name, "supervisor") for name in ("sup-1", "sup-2")})
         app.execute(CorrectMovement(command_id="c", table="T1", version=version, amount=0,
                                     approvers=("sup-1", "sup-2"), reason="never moved"))
         after = Runner(app)

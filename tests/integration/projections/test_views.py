@@ -16,6 +16,7 @@ from ledger.games.registry import get_game
 from ledger.sim.profiles import PROFILES
 from projections.read.queries import ReadModel
 from projections.views.runner import Runner
+from tests.support.driver import with_supervisors
 
 from .conftest import HANDS, events
 
@@ -256,7 +257,7 @@ def test_chp_10_an_approved_void_after_a_set_is_shown_and_audits_clean(
     with pytest.raises(RuleViolation) as err:
         app.execute(VoidHand(command_id="c-void", table=code, reason="deck short"))
     assert err.value.code == "void_needs_approval" and app.load(code).version == version
-    app.principals.add("a-popescu", "A. Popescu", "supervisor", by="cli:test")
+    with_supervisors(app, {"a-popescu": ("A. Popescu", "supervisor")})
     app.execute(VoidHand(command_id="c-void2", table=code, reason="deck short",
                          approved_by="a-popescu"))
     Runner(app).catch_up()

@@ -28,6 +28,7 @@ from ledger.settings import Settings
 from ledger.store.deckkeys import deck_key, deck_key_file
 from projections.audit import verify
 from projections.audit.handreplay import hand_replay
+from tests.support.driver import with_supervisors
 
 
 def started(app: LedgerApp, code: str = "CSP-K") -> None:
@@ -101,14 +102,14 @@ def test_a_hand_whose_deck_cannot_be_unsealed_is_voided_with_approval(
     the seats cash out, the next hand deals under key B, the audit is clean and names the one
     hand whose deals it cannot check."""
     app = LedgerApp(store_settings)
-    app.principals.add("sup-k", "S. Kay", "supervisor", by="cli:test")
+    ring = with_supervisors(app, {"sup-k": ("S. Kay", "supervisor")})
     started(app)
     assert app.load("CSP-K").state.balances["player:p1"] == 39_000  # the ante is in the hand
     app.close()
 
     # Key B: another key named (a new key file is not created for a store with sealed decks).
     other = store_settings.model_copy(update={"deck_key": SecretStr("0b" * 32)})
-    app = LedgerApp(other)
+    app = LedgerApp(other, keyring=ring)
     try:
         with pytest.raises(LedgerError) as err:
             app.execute(DealCards(command_id="d1", table="CSP-K"))
@@ -154,10 +155,11 @@ def test_the_audit_command_names_the_hand_it_cannot_check(tmp_path: Path) -> Non
     db = tmp_path / "ledger.sqlite3"
     settings = Settings(database_url=f"sqlite:///{db}", deck_key_file=tmp_path / "deck.key")
     app = LedgerApp(settings)
-    app.principals.add("sup-k", "S. Kay", "supervisor", by="cli:test")
+    ring = with_supervisors(app, {"sup-k": ("S. Kay", "supervisor")})
     started(app)
     app.close()
-    app = LedgerApp(settings.model_copy(update={"deck_key": SecretStr("0b" * 32)}))
+    app = LedgerApp(settings.model_copy(update={"deck_key": SecretStr("0b" * 32)}),
+                    keyring=ring)
     app.execute(VoidHand(command_id="v", table="CSP-K", reason="deck key lost",
                          approved_by="sup-k"))
     app.close()
