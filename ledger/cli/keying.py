@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any
+from typing import Any, cast
 
 import typer
 
@@ -57,7 +57,7 @@ def send(name: str, table: str, fields: dict[str, Any], command_id: str | None,
         ending = next((e for e in answer["events"] if e.get("type") in endings), None)
         answer["results"] = None
         if ending is not None:
-            records: list[Record] = list(hand_events(ledger, result.table,
+            records = cast(list[Record], hand_events(ledger, result.table,
                                                      int(ending["hand_no"])))
             found = hand_results(records)
             answer["results"] = None if found is None else found.model_dump(mode="json")
