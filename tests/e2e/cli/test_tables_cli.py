@@ -98,6 +98,9 @@ def test_a_recorded_hand_keyed_from_the_cli_corrected_and_audited(
     assert {r["player"]: r["net"] for r in replay["results"]["seats"]} == seats
     found = cli_json(s, "hands", "--table", TABLE, "--rule", "CSP-6")
     assert found["total"] == 1 and found["items"][0]["hand_no"] == 1
+    day = found["items"][0]["gaming_day"]
+    exported = cli_json(s, "export", "hands", "--day", day, "--out", str(tmp_path / "out"))
+    assert exported["hands"] == 1 and exported["files"][0]["hands"] == 1
     listed = cli_json(s, "tables", "list")
     assert [(t["table_code"], t["card_source"], t["hands"]) for t in listed] == [
         (TABLE, "recorded", 1)]
