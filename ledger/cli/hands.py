@@ -139,7 +139,8 @@ def _lines(answer: dict[str, Any], by_player: bool, currency: str | None) -> lis
             out.append(f"{head}  seat {r['seat']}  wagered {money(r['wagered_minor'], cur)}  "
                        f"result {money(r['net_minor'], cur, sign=True)}{paid}")
             continue
-        line = f"{head}  {r['players']} players  wagered {money(r['wagered_minor'], cur)}"
+        players = f"{r['players']} player{'' if r['players'] == 1 else 's'}"
+        line = f"{head}  {players}  wagered {money(r['wagered_minor'], cur)}"
         if get_game(r["game"]).banking == "house":
             line += f"  house {money(r['house_result_minor'], cur, sign=True)}"
         if r.get("dp_result_minor") is not None:
