@@ -86,6 +86,8 @@ class SettingsFields(BaseModel):
 
     gaming_day_start: time = time(6, 0)
     """Local time at which a table's gaming day begins (accounting)."""
+    venue: str = Field(default="table-ledger", min_length=1, max_length=200)
+    """The casino's name, written in the hand histories (PHH ``venue``, OHH ``site_name``)."""
 
     api_token_cache_seconds: float = Field(default=2.0, ge=0)
     """How long the API trusts a token lookup; a revocation by another process takes effect

@@ -56,6 +56,11 @@ class _HandHeading(BaseModel):
     started_at: str
     ended_at: str | None = None
     status: str = Field(description="in_progress, settled, voided or cancelled.")
+    paid_rules: list[str] = Field(default=[], description="The rules under which the hand's "
+                                  "ending paid: a wager won, a jackpot award, a rake, a void "
+                                  "(what `rule` searches).")
+    currency: str | None = Field(default=None, description="The table's currency (ISO 4217): "
+                                 "the row's amounts are integers of its minor unit.")
 
 
 class HandSummary(_HandHeading):
@@ -84,6 +89,21 @@ class PlayerHand(_HandHeading):
     net_minor: int
     wagers: dict[str, int] = Field(description="Wager kind -> amount (minor units).")
     rules: list[str]
+
+
+class HandPage(BaseModel):
+    """A page of a hand search: the rows, how many match in all, the next page."""
+
+    total: int = Field(description="Hands (with `player`: that player's hands) matching every "
+                       "filter.")
+    limit: int
+    offset: int
+    next: str | None = Field(description="The link to the next page (the same search from "
+                             "the next offset); null on the last page.")
+    searched: dict[str, Any] = Field(description="What was searched: the filters and the "
+                                     "period as it was run (`from`, `to`).")
+    note: str | None = Field(default=None, description="Set when the period was cut at today.")
+    items: list[HandSummary | PlayerHand]
 
 
 class HandResult(BaseModel):

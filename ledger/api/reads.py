@@ -24,7 +24,7 @@ from ledger.api.accesslog import log_read
 from ledger.api.auth import Principal, require
 from ledger.api.commands import CODE_PATH
 from ledger.api.errors import responses
-from ledger.api.readmodels import ConfigRow, HandDetail, HandSummary, PlayerHand, TableRow
+from ledger.api.readmodels import ConfigRow, HandDetail, HandPage, TableRow
 from ledger.app.application import LedgerApp
 from ledger.app.fleet import Ledger, home_of
 from ledger.store.availability import waiting_for
@@ -155,15 +155,26 @@ def configs(
     return read.table_configs(code)
 
 
-@_get("/hands", "Hand summaries", ("auditor",), model=list[HandSummary | PlayerHand])
+@_get("/hands", "Hand search", ("auditor",), model=HandPage)
 def hands(
+    request: Request,
     table: str | None = TABLE,
     day: QueryDay = None,
+    first: str | None = Query(None, alias="from", pattern=DAY_PATTERN,
+                              description="First gaming day of a period (with `to`)."),
+    last: str | None = Query(None, alias="to", pattern=DAY_PATTERN,
+                             description="Last gaming day of a period (with `from`)."),
+    month: str | None = Query(None, pattern=r"^\d{4}-\d{2}$",
+                              description="A calendar month of gaming days, YYYY-MM."),
     game: str | None = Query(None, max_length=40),
-    status: str | None = Query(None, max_length=40),
+    status: str | None = Query(None, max_length=40,
+                               description="in_progress, settled, voided or cancelled."),
     player: str | None = Query(None, min_length=1, max_length=64),
-    first: str | None = Query(None, alias="from", pattern=DAY_PATTERN),
-    last: str | None = Query(None, alias="to", pattern=DAY_PATTERN),
+    rule: str | None = Query(None, max_length=16, description="Hands whose ending paid under "
+                             "this rule (a win, a jackpot award, a rake, a void: CSP-6 finds "
+                             "the jackpot awards)."),
+    cites: str | None = Query(None, max_length=16, description="Hands that cite this rule "
+                              "anywhere (a wager, a decision, a loss)."),
     won_min: int | None = Query(None, ge=0, le=10**15, description="Some player (or the "
                                 "player named) won at least this, in minor units."),
     lost_min: int | None = Query(None, ge=0, le=10**15, description="Some player (or the "
@@ -172,25 +183,34 @@ def hands(
     offset: int = OFFSET,
     _: Principal = Depends(require("auditor")),  # noqa: B008
     read: ReadModel = Depends(reads),  # noqa: B008
-) -> Rows:
-    """Summaries without cards, by table then hand number; ``from``/``to`` bound the gaming days
-    (instead of ``day``). With ``player``: that player's hands across tables, oldest first, with
-    the seat, the wagers by kind and the player's result."""
-    from projections.read.search import search_hands
+) -> dict[str, Any]:
+    """The hands matching every filter given, a page of them (`items`, from `offset`), how
+    many match in all (`total`) and the link to the next page (`next`, null on the last);
+    `searched` names what was searched (a period that ends after today is searched up to
+    today, and `note` says so). Without `player`: hand summaries without cards, by table then
+    hand number; with `player`: that player's hands across tables, oldest first, with the
+    seat, the wagers by kind and the player's result (`net_minor`, positive when the player
+    won). Each row names its table's `currency`; amounts are integers of its minor unit. A
+    period is one of `day`, `from`+`to` or `month`."""
+    from urllib.parse import urlencode
+
+    from projections.read.search import HandFilter, search_hands, today
     from projections.reports.periods import period
 
     chosen = None
-    if first is not None or last is not None:
-        chosen = period(None, first, last) if day is None else period(day, first, last)
-    if player is not None:
-        from projections.reports.players import player_hands
-
-        if day is not None:
-            chosen = period(day)
-        return player_hands(read, player, chosen, table, limit, offset, game=game,
-                            status=status, won_min=won_min, lost_min=lost_min)
-    return search_hands(read, table=table, day=day, chosen=chosen, game=game, status=status,
-                        won_min=won_min, lost_min=lost_min, limit=limit, offset=offset)
+    if any(v is not None for v in (day, first, last, month)):
+        chosen = period(day, first, last, month)
+    found = HandFilter(table=table, game=game or None, period=chosen, player=player,
+                       rule=rule or None, cites=cites or None, status=status or None,
+                       won_min=won_min, lost_min=lost_min)  # an empty field: any
+    start = request.app.state.settings.gaming_day_start
+    answer = search_hands(read, found, limit=limit, offset=offset, latest=today(read, start))
+    following = offset + len(answer["items"])
+    answer["next"] = None
+    if answer["items"] and following < answer["total"]:
+        query = [(k, v) for k, v in request.query_params.multi_items() if k != "offset"]
+        answer["next"] = f"{request.url.path}?{urlencode([*query, ('offset', following)])}"
+    return answer
 
 
 @_get("/tables/{code}/hands/{hand_no}", "One hand in full", ("auditor",),

@@ -79,13 +79,15 @@ def _command_named(argv: list[str]) -> str | None:
 
 
 _COMMAND_MODULES: list[str] = [
-    "demo", "simulate", "replay", "evaluate", "projections", "audit", "export", "serve", "tokens",
-    "report", "rules", "correct", "principals", "approve", "access", "keys", "backup", "shards",
+    "demo", "simulate", "replay", "evaluate", "tables", "projections", "audit", "export", "serve",
+    "tokens", "report", "hands", "rules", "correct", "principals", "approve", "access", "keys",
+    "backup", "shards",
 ]
 _COMMAND_OWNERS: dict[str, str] = {
     "demo": "demo", "simulate": "simulate", "replay": "replay", "evaluate": "evaluate",
+    "tables": "tables",
     "projections": "projections", "audit": "audit", "export": "export", "serve": "serve",
-    "tokens": "tokens", "report": "report", "hands": "report", "rules": "rules",
+    "tokens": "tokens", "report": "report", "hands": "hands", "rules": "rules",
     "correct": "correct", "principals": "principals", "approve": "approve",
     "proposals": "approve", "access": "access", "keys": "keys",
     "backup": "backup", "shards": "shards",

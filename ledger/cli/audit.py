@@ -155,13 +155,21 @@ def hand(
     hand_no: int = typer.Argument(..., metavar="HAND_NO", help="Hand number."),
     rule_texts: bool = typer.Option(False, "--rules", help="End with the text of every rule "
                                     "the hand cites (the rule book, docs/rules.md)."),
+    whole: bool = typer.Option(False, "--all", help="Every line of the record beside the "
+                               "recomputation, chip movements included, where they agree too."),
+    as_json: bool = typer.Option(
+        False, "--json", help='Print one object, as GET /tables/CODE/hands/N/replay: "steps" '
+        '(each with "recorded", "recomputed", "agrees", "rules" and its "differences"), '
+        '"discrepancies", "commitment_ok", "chain_breaks", "ok", "results", "rule_texts".'),
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
-    """Replay one hand decision by decision: what was recorded and what the rules in force
-    recompute, side by side (the decision and its chip movements, in the table's currency),
-    with the rule id behind each decision, the time (UTC and the table's local time), the deck
-    commitment checked (COM-8) and each seat's result. Exit status 1 when the two differ
-    anywhere."""
+    """Replay one hand decision by decision and check each against what the rules in force
+    recompute for the same command, with the rule id behind each decision, the time (UTC and
+    the table's local time) and the amounts in the table's currency. Where the two agree the
+    decision is shown once; where they differ, the differing lines side by side (--all: every
+    line side by side, chip movements included). Then a verdict per section: the hash chain
+    and command log, the decisions, the deck commitment (COM-8), the discrepancies and each
+    seat's result. Exit status 1 when the two differ anywhere."""
     from ledger.access.accesslog import record_access
     from ledger.app.fleet import app_of
     from ledger.cli.replay import stored_head, vouch
@@ -184,8 +192,21 @@ def hand(
                 record_access(writer, who=ledger.actor.id, what="hand_replay",
                               table=replay.table, hand=hand_no,
                               detail={"command": "ledger audit hand"})
+    if as_json:
+        from ledger.cli.handaudit import as_json as replay_json
+        from ledger.domain.rulebook import cited
+
+        texts = {r.id: r.text for r in cited({x for s in replay.steps for x in s.rules})}
+        typer.echo(replay_json(replay, results, texts))
+        raise typer.Exit(0 if replay.ok else 1)
     width = shutil.get_terminal_size((160, 24)).columns if sys.stdout.isatty() else 160
-    for line in render_replay(replay, width, results=results, rule_texts=rule_texts):
+    if whole:
+        lines = render_replay(replay, width, results=results, rule_texts=rule_texts)
+    else:
+        from ledger.cli.handaudit import compact_lines
+
+        lines = compact_lines(replay, width, results=results, rule_texts=rule_texts)
+    for line in lines:
         typer.echo(line)
     raise typer.Exit(0 if replay.ok else 1)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -29,6 +30,9 @@ def accounting(
                             help="csv (CSV and JSON Lines of one day) or xlsx (one workbook of "
                             "a day or period, a sheet per dataset)."),
     out: Path = OUT_OPTION,
+    as_json: bool = typer.Option(False, "--json", help='Print what was written as one object: '
+                                 '{"period": {"from", "to"}, "format", "files": [{"path", '
+                                 '"rows"}]} (xlsx: the sheets with their rows).'),
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Write accounting-D, rake-D, jackpot-D, bankrolls-D and dp-results-D, each as .csv
@@ -56,6 +60,11 @@ def accounting(
 
             catch_up(ledger)
             path, sheets = export_workbook(read_model(ledger), chosen, out)
+            if as_json:
+                typer.echo(json.dumps({"period": {"from": chosen.first, "to": chosen.last},
+                                       "format": "xlsx", "files": [{
+                                           "path": str(path), "sheets": dict(sheets)}]}))
+                return
             typer.echo(f"{path}  " + ", ".join(f"{k} {v} rows" for k, v in sheets.items()))
             return
         if day is None:
@@ -65,6 +74,10 @@ def accounting(
         catch_up(ledger)
         report_day(ledger, day)
         written = export_accounting(read_model(ledger), day, out)
+    if as_json:
+        typer.echo(json.dumps({"period": {"from": day, "to": day}, "format": "csv", "files": [
+            {"path": str(w.path), "rows": w.rows} for w in written]}))
+        return
     for w in written:
         typer.echo(f"{w.path}  {w.rows} rows")
 
@@ -78,6 +91,11 @@ def hands(
         "ohh (Open Hand History; Seven Card Stud Hi/Lo)."),
     out: Path = OUT_OPTION,
     table: str | None = typer.Option(None, "--table", help="Only this table."),
+    as_json: bool = typer.Option(False, "--json", help='Print the summary as one object, the '
+                                 "manifest of the console's download: format, gaming_day, "
+                                 "table, hands, files (each with its path and hands), skipped, "
+                                 "voided_or_cancelled, in_progress and, for PHH and OHH, "
+                                 "replayable, not_replayable, not_replayable_by_rule."),
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
     """Write the hand histories of the hands that started on a gaming day and have ended. JSON
@@ -104,6 +122,11 @@ def hands(
                           table=table and table.upper(),
                           detail={"day": day, "format": fmt.lower(), "hands": result.hands,
                                   "out": str(out)})
+    if as_json:
+        summary = result.manifest(fmt.lower(), day, table and table.upper())
+        summary["files"] = [{"path": str(w.path), "hands": w.rows} for w in result.written]
+        typer.echo(json.dumps(summary))
+        return
     files = len(result.written)
     shown = result.written if files <= 10 else result.written[:3]
     for w in shown:

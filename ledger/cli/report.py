@@ -1,5 +1,4 @@
-"""``ledger report``: paytable mathematics, hold against theory, player ratings; ``ledger
-hands``: the hands of a player."""
+"""``ledger report``: paytable mathematics, hold against theory, player ratings."""
 
 from __future__ import annotations
 
@@ -341,35 +340,3 @@ def _by_currency(tables: list[dict[str, Any]], currencies: dict[str, str]
         total["average_wager_minor"] = (round(total["handle_minor"] / total["hands"])
                                         if total["hands"] else 0)
     return out
-
-
-@app.command("hands")
-def hands(
-    player: str = typer.Option(..., "--player", help="The player's id."),
-    first: str | None = FROM, last: str | None = TO,
-    table: str | None = typer.Option(None, "--table", help="Only this table."),
-    limit: int = typer.Option(100, "--limit", min=1, max=10_000),
-    as_json: bool = JSON,
-    database_url: str | None = DATABASE_OPTION,
-) -> None:
-    """The hands a player took part in, across tables, oldest first (with --from/--to: the
-    gaming days in between)."""
-    from ledger.cli.projections import catch_up
-    from ledger.store.fleet import table_guard
-    from projections.read.fleet import read_model
-    from projections.reports.players import player_hands
-
-    chosen = None if first is None and last is None else _period(None, first, last, None)
-    with ledger_app(database_url, reading=True) as ledger, table_guard(ledger, table):
-        catch_up(ledger)
-        rows = player_hands(read_model(ledger), player, chosen, table, limit)
-        currencies = _currencies(ledger)
-    if as_json:
-        typer.echo(json.dumps(rows, indent=2))
-        return
-    for r in rows:
-        cur = currencies.get(r["table_code"])
-        typer.echo(f"{r['table_code']} #{r['hand_no']}  {r['gaming_day']}  seat {r['seat']}  "
-                   f"{r['status']}  wagered {_money(r['wagered_minor'], cur)} {cur}  result "
-                   f"{_money(r['net_minor'], cur)} {cur}")
-    typer.echo(f"{len(rows)} hands")

@@ -125,3 +125,27 @@ def split_chips(amount_minor: int, ways: int, chip_unit: int) -> tuple[int, int]
     chips_each = amount_minor // chip_unit // ways
     share = chips_each * chip_unit
     return share, amount_minor - share * ways
+
+
+_UNITS = re.compile(r"^(\d{1,18})(?:\.(\d+))?$")
+
+
+def units_to_minor(text: str, currency: str | None = None) -> int:
+    """An amount written in currency units, as minor units: ``"12.50"`` EUR -> 1250, ``"1250"``
+    JPY -> 1250, ``"1.250"`` KWD -> 1250 (``,`` and ``_`` group thousands). At most the
+    currency's decimals, never negative, at most 18 digits before the point; anything else is
+    ``invalid_amount``, naming what is wrong."""
+    places = minor_units(currency)
+    shown = str(text).strip()
+    match = _UNITS.match(shown.replace(",", "").replace("_", ""))
+    if not match:
+        raise InvalidInput("invalid_amount", f"{shown!r} is not an amount: write it in "
+                           f"currency units, e.g. {'12.50' if places else '1250'}",
+                           amount=shown)
+    whole, fraction = match.group(1), (match.group(2) or "").rstrip("0")
+    if len(fraction) > places:
+        raise InvalidInput("invalid_amount", f"{shown}: {currency or 'the currency'} has "
+                           f"{places} decimal{'' if places == 1 else 's'}", amount=shown,
+                           currency=currency)
+    scale: int = 10**places
+    return int(whole) * scale + int(fraction.ljust(places, "0") or "0")

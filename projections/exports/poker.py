@@ -14,7 +14,10 @@ Which formats fit which game (the decision, with reasons):
   ``Post Extra Blind`` (a forced bet); stud has no button, so ``dealer_seat`` is 0. An action
   that puts a player all in carries ``is_allin``; an uncalled bet (STUD8-11) is a last pot its
   bettor takes back, so every hand balances (what was put in = the pots = the wins + the
-  rake). One ``.ohh`` file per day, hands separated by a blank line as the spec says.
+  rake). Each winner's ``contributed_rake`` is its share of its pot's rake, in proportion to
+  what it won there, so that they add up to the pot's ``rake``; ``site_name`` is the venue
+  (``LEDGER_VENUE``). One ``.ohh`` file per day, hands separated by a blank line as the spec
+  says.
 - Each hand says whether standard tools replay it and, if not, which rules prevent it (PHH:
   ``_replayable`` / ``_not_replayable``; OHH: ``ledger_replayable`` / ``ledger_not_replayable``;
   see ``ledger.games.stud8.phh.replay_blockers``); the export counts both.
@@ -32,8 +35,10 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from ledger.domain.money import to_decimal
 from ledger.games.stud8.model import StudConfig
@@ -99,6 +104,7 @@ def write_phh(app: Any, read: ReadModel, hands: list[dict[str, Any]], directory:
     whole: it holds this export's files and no others."""
     folder = directory / f"{stem}-phh"
     currency = {t["table_code"]: t["currency"] for t in read.tables()}
+    zones = {t["table_code"]: t["timezone"] for t in read.tables()}
     written = []
     with replaced_directory(folder) as staging:
         for hand in hands:
@@ -108,7 +114,9 @@ def write_phh(app: Any, read: ReadModel, hands: list[dict[str, Any]], directory:
             records = hand_records(app, hand)
             stacks = starting_stacks(read, hand)
             config = StudConfig.model_validate(read.config(code, hand["config_version"]))
-            text = hand_to_phh(records, stacks, config, table=code, currency=currency.get(code))
+            text = hand_to_phh(records, stacks, config, table=code, currency=currency.get(code),
+                               started_at=local_start(hand, zones.get(code, "UTC")),
+                               venue=venue_of(app))
             if hand.get("corrections"):
                 text += f"_corrections = {json.dumps(correction_notes(hand, currency.get(code)))}\n"
             name = f"{_safe(code)}-{hand['hand_no']:06d}.phh"
@@ -132,7 +140,8 @@ def write_ohh(app: Any, read: ReadModel, hands: list[dict[str, Any]], directory:
                 continue
             config = read.config(hand["table_code"], hand["config_version"])
             stacks = starting_stacks(read, hand)
-            document = ohh_hand(hand, stacks, config, currency.get(hand["table_code"], ""))
+            document = ohh_hand(hand, stacks, config, currency.get(hand["table_code"], ""),
+                                venue=venue_of(app))
             blockers = replay_blockers(hand_records(app, hand), StudConfig.model_validate(config),
                                        stacks)
             document["ohh"]["ledger_replayable"] = not blockers
@@ -149,8 +158,20 @@ def write_ohh(app: Any, read: ReadModel, hands: list[dict[str, Any]], directory:
     return [Written(path, count, replayable=replayable, blocked=tuple(sorted(blocked.items())))]
 
 
+def venue_of(app: Any) -> str:
+    """The casino's name (``LEDGER_VENUE``)."""
+    settings = getattr(app, "settings", None)
+    return str(getattr(settings, "venue", None) or "table-ledger")
+
+
+def local_start(hand: dict[str, Any], zone: str) -> datetime:
+    """When the hand started, in the table's time zone."""
+    at = datetime.fromisoformat(hand["started_at"].replace("Z", "+00:00"))
+    return at.astimezone(ZoneInfo(zone))
+
+
 def ohh_hand(hand: dict[str, Any], stacks: dict[int, int], config: dict[str, Any],
-             currency: str) -> dict[str, Any]:
+             currency: str, *, venue: str = "table-ledger") -> dict[str, Any]:
     """One stud hi/lo hand as an Open Hand History object (``{"ohh": {...}}``)."""
     ids = {s["seat"]: i for i, s in enumerate(hand["seats"])}
     players = [{"id": ids[s["seat"]], "seat": s["seat"], "name": s["player"],
@@ -158,7 +179,7 @@ def ohh_hand(hand: dict[str, Any], stacks: dict[int, int], config: dict[str, Any
                for s in hand["seats"]]
     rounds = _rounds(hand, ids, dict(stacks))
     return {"ohh": {
-        "spec_version": OHH_VERSION, "site_name": "table-ledger",
+        "spec_version": OHH_VERSION, "site_name": venue,
         "network_name": "table-ledger", "internal_version": "1", "tournament": False,
         "game_number": f"{hand['table_code']}-{hand['hand_no']}",
         "start_date_utc": hand["started_at"].rstrip("Z").split(".")[0],
@@ -241,10 +262,11 @@ def _pots(hand: dict[str, Any], ids: dict[int, int]) -> list[dict[str, Any]]:
         for o in result.get("outcomes", []):
             if o["wager"] == f"pot{pot['index']}" and o["result"] in ("win", "split", "scoop"):
                 wins[o["seat"]] = wins.get(o["seat"], 0) + o["stake"] + o["amount"]
+        shares = rake_shares(int(pot.get("rake", 0)), wins)
         pots.append({"number": pot["index"], "amount": _units(pot["amount"]),
                      "rake": _units(pot.get("rake", 0)), "jackpot": _units(0),
                      "player_wins": [{"player_id": ids[seat], "win_amount": _units(won),
-                                      "contributed_rake": _units(0)}
+                                      "contributed_rake": _units(shares[seat])}
                                      for seat, won in sorted(wins.items())]})
     for returned in result.get("uncalled", []):
         pots.append({"number": len(pots), "amount": _units(returned["amount"]),
@@ -253,6 +275,22 @@ def _pots(hand: dict[str, Any], ids: dict[int, int]) -> list[dict[str, Any]]:
                                       "win_amount": _units(returned["amount"]),
                                       "contributed_rake": _units(0)}]})
     return pots
+
+
+def rake_shares(rake: int, wins: dict[int, int]) -> dict[int, int]:
+    """A pot's rake shared among its winners in proportion to what each won from it, in whole
+    minor units that add up to the rake exactly (the remainders, largest first, to the seats
+    in order): OHH's ``contributed_rake``. The rake is taken before the split (STUD8-11), so
+    each winner gave up that share of it."""
+    total = sum(wins.values())
+    if not rake or not total:
+        return {seat: 0 for seat in wins}
+    shares = {seat: rake * won // total for seat, won in wins.items()}
+    left = rake - sum(shares.values())
+    order = sorted(wins, key=lambda seat: (-(rake * wins[seat] % total), seat))
+    for seat in order[:left]:
+        shares[seat] += 1
+    return shares
 
 
 # --- exact decimals in JSON --------------------------------------------------------------

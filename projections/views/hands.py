@@ -5,12 +5,16 @@ One row per (table, hand): game, gaming day (of its start), times, status (``in_
 round, every wager and decision in order, the reveals, the settlement (outcomes with their
 rule ids, transfers, jackpot lines, coverage with what each seat paid in and was paid, pots and
 the uncalled bet returned, points, rake, and each seat's result: ``ledger.domain.results``), the
-revealed deck, who started and ended the hand and who sent each decision (the events' actors:
-``token:<id> (role, label)`` or ``cli:<name> (unauthenticated command line)``), and
-totals: chips wagered (moved from stacks into wager spots and pots; in Chinese Poker the stakes
-put in play), rake (the rake account's change over the hand), jackpot contributions and awards,
-the house's result (its account's change) and the designated player's (HCF-14), and what caps
-withheld. Cards are written ``As``; amounts are integer minor units.
+rules the hand cites (``rules``), the revealed deck, who started and ended the hand and who
+sent each decision (the events' actors: ``token:<id> (role, label)`` or ``cli:<name>
+(unauthenticated command line)``), and totals: chips wagered (moved from stacks into wager spots and
+pots; in Chinese Poker the stakes put in play), rake (the rake account's change over the hand),
+jackpot contributions and awards, the house's result (its account's change) and the designated
+player's (HCF-14), and what caps withheld. Cards are written ``As``; amounts are integer minor
+units.
+
+``proj_hand_paid_rules`` holds, per ended hand, the rules under which its ending paid (one row
+per rule, :func:`paid_rules`): what ``ledger hands --rule`` searches.
 
 The face-down cards of a hand in progress are kept here (it is a back-office view) but the
 query layer hides them until the hand has ended.
@@ -51,6 +55,14 @@ COLUMNS = (
     "jackpot_contributions_minor", "jackpot_awards_minor", "house_result_minor",
     "dp_result_minor", "withheld_minor",
 )
+PAID_DDL = (
+    "CREATE TABLE IF NOT EXISTS {proj_hand_paid_rules} (table_code TEXT NOT NULL, "
+    "hand_no BIGINT NOT NULL, rule TEXT NOT NULL, PRIMARY KEY (table_code, hand_no, rule))"
+)
+PAID_COLUMNS = ("table_code", "hand_no", "rule")
+PAYING_RESULTS = frozenset({"dead", "returned"})
+"""Results by which a rule gives a seat its wagers back (HCF-12 dead hand, STUD8-11 uncalled
+bet): they count as paying under that rule (:func:`paid_rules`)."""
 ENDINGS = {r.HandSettled: "settled", r.HandVoided: "voided", r.HandCancelled: "cancelled"}
 TALLY = "tally"
 """Key of the running per-seat tally in the result of a hand in progress
@@ -61,10 +73,11 @@ DP_WAGER = "designated_player"
 class Hands(View):
     name = "hands"
     description = "every hand: seats, cards, actions, results, rule ids"
-    version = 3
-    tables = ("proj_hands",)
+    version = 4
+    tables = ("proj_hands", "proj_hand_paid_rules")
     ddl = (
         HANDS_DDL,
+        PAID_DDL,
         "CREATE INDEX IF NOT EXISTS proj_hands_day ON {proj_hands} (gaming_day, table_code)",
     )
 
@@ -75,6 +88,8 @@ class Hands(View):
         """The running tally of each hand in progress this batch (written out in flush)."""
         self._carried: dict[tuple[str, int], dict[str, Any]] = {}
         """The new rows of hands in progress that a flush while keeping left unwritten."""
+        self._paid: list[tuple[str, int, str]] = []
+        """``proj_hand_paid_rules`` rows of the hands ended this batch."""
 
     def handle(self, item: Item) -> None:
         isa = item.isa
@@ -100,6 +115,8 @@ class Hands(View):
         _fold(row, item, event, tally)
         if _ending(event.__class__) is not None:  # the hand's results replaced its tally
             del self._tallies[key]
+            self._paid.extend((item.code, event.hand_no, rule) for rule in sorted(
+                paid_rules(event)))
 
     def _load(self, key: tuple[str, int]) -> dict[str, Any] | None:
         row = self.tx.fetchone(
@@ -130,6 +147,8 @@ class Hands(View):
             else:
                 updates.append(values[2:] + values[:2])
         self.tx.insert("proj_hands", COLUMNS, inserts)
+        self.tx.insert("proj_hand_paid_rules", PAID_COLUMNS, self._paid)
+        self._paid = []
         assignments = ", ".join(f"{c} = ?" for c in COLUMNS[2:])
         self.tx.executemany(
             f"UPDATE {{proj_hands}} SET {assignments} WHERE table_code = ? AND hand_no = ?",
@@ -292,6 +311,23 @@ def _ended(row: dict[str, Any], event: r.HandRecord, tally: HandTally) -> None:
         result["deck"] = card_list(deck)
         result["salt"] = getattr(event, "salt", None)
     row["result_json"] = result
+
+
+def paid_rules(event: r.HandRecord) -> set[str]:
+    """The rules under which a hand's ending paid: in a settlement, an outcome in its owner's
+    favour (a wager won, a designated player's net win, winnings a cap withheld, the wagers
+    given back to a dead hand or an uncalled bet), a jackpot award and a rake taken; a void or a
+    cancellation under its own rule (COM-5). A wager lost is no payment: every Caribbean Stud
+    hand with a jackpot wager cites CSP-6 for it, and only the hands that paid an award count
+    CSP-6 here."""
+    if not isinstance(event, r.HandSettled):
+        rule = getattr(event, "rule", None)
+        return {rule} if rule else set()
+    paid = {o.rule for o in event.outcomes
+            if o.amount > 0 or o.withheld > 0 or o.result in PAYING_RESULTS}
+    paid.update(j.rule for j in event.jackpot)
+    paid.update(k.rule for k in event.rake if k.amount > 0)
+    return paid
 
 
 def _money(row: dict[str, Any], item: Item) -> None:

@@ -164,8 +164,8 @@ def hostile_cases() -> list[Case]:
 
 
 QUERY_ROUTES: dict[str, list[str]] = {
-    "/hands": ["table", "day", "game", "status", "player", "from", "to", "won_min",
-               "lost_min", "limit", "offset"],
+    "/hands": ["table", "day", "game", "status", "player", "from", "to", "month", "rule",
+               "cites", "won_min", "lost_min", "limit", "offset"],
     "/bankrolls": ["table", "prefix", "nonzero"],
     f"/tables/{HAND}/accounts/player:1/movements": ["limit", "offset", "after_version"],
     "/coverage": ["table", "day", "limit", "offset"],

@@ -30,6 +30,8 @@ router = APIRouter(prefix="/console", include_in_schema=False)
 CODE = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
 PAGE_SIZE = 50
 STATUSES = ("in_progress", "settled", "voided", "cancelled")
+SEARCH_REFUSALS = frozenset({"unknown_rule", "day_not_started"})
+"""Refusals of a hand search the form shows beside itself (with every 422: a bad value)."""
 GAMES = ("caribbean-stud", "high-card-flush", "chinese-poker", "stud-hilo")
 
 
@@ -139,8 +141,9 @@ async def table(request: Request, who: Reader, api: Api, code: str = Path(patter
     recent = None
     hands = found["state"].get("hand_no") or 0
     if hands:
-        recent = await api.maybe("/hands", {"table": code, "offset": max(0, hands - 10),
-                                            "limit": 10})
+        page = await api.maybe("/hands", {"table": code, "offset": max(0, hands - 10),
+                                          "limit": 10})
+        recent = None if page is None else page["items"]
     return render(request, "table.html", who, code=found["state"]["code"], recent=recent,
                   **found)
 
@@ -165,15 +168,16 @@ async def hands(request: Request, who: Reader, api: Api,
                 game: str | None = Query(None, max_length=40),
                 status: str | None = Query(None, max_length=40),
                 player: str | None = Query(None, max_length=64),
+                rule: str | None = Query(None, max_length=16),
                 won: str | None = Query(None, max_length=24),
                 lost: str | None = Query(None, max_length=24),
                 page_no: int = Query(1, alias="page", ge=1, le=10**6)) -> Response:
     form = {"table": table, "day": day, "from": first, "to": last, "game": game,
-            "status": status, "player": player, "won": won, "lost": lost}
+            "status": status, "player": player, "rule": rule, "won": won, "lost": lost}
     form = {k: (v.strip() if v else None) or None for k, v in form.items()}
     tables_ = await api.maybe("/tables") or []
     params: dict[str, Any] = {k: form[k] for k in ("table", "day", "from", "to", "game",
-                                                    "status", "player")}
+                                                    "status", "player", "rule")}
     problem = None
     try:
         for key, name in (("won", "won_min"), ("lost", "lost_min")):
@@ -184,23 +188,24 @@ async def hands(request: Request, who: Reader, api: Api,
         problem = exc.message
     rows: list[dict[str, Any]] = []
     more = False
+    total = None
     if problem is None:
-        params.update(limit=PAGE_SIZE + 1, offset=(page_no - 1) * PAGE_SIZE)
+        params.update(limit=PAGE_SIZE, offset=(page_no - 1) * PAGE_SIZE)
         answer = await api.get("/hands", params)
-        if answer.status == 422:
+        if answer.status == 422 or answer.error.get("code") in SEARCH_REFUSALS:
             problem = str(answer.error.get("message"))
         elif not answer.ok:
             raise Refused(answer)
         else:
-            rows = answer.json()
-            more = len(rows) > PAGE_SIZE
-            rows = rows[:PAGE_SIZE]
+            found = answer.json()
+            rows, total, more = found["items"], found["total"], found["next"] is not None
     currency = {t["table_code"]: t["currency"] for t in tables_}
     query = {k: v for k, v in form.items() if v}
     pages = {"previous": _page_link(query, page_no - 1) if page_no > 1 else None,
              "next": _page_link(query, page_no + 1) if more else None}
     return render(request, "hands.html", who, form=form, rows=rows, problem=problem,
                   tables=tables_, currency=currency, page_no=page_no, pages=pages,
+                  total=total, first=(page_no - 1) * PAGE_SIZE + 1,
                   statuses=STATUSES, games=GAMES, status=422 if problem else 200)
 
 

@@ -19,8 +19,13 @@ Mapping:
   STUD8-6 community card, ``pN pb`` bring-in, ``pN cbr <to>`` completion, bet or raise to the
   seat's street total, ``pN cc`` check or call, ``pN f`` fold, ``pN sm <cards>`` show,
   ``pN sm`` muck (no cards).
+- Where and when (PHH's optional fields): ``venue`` (the casino, ``LEDGER_VENUE``), ``table``
+  (its code), ``time`` (the local time the hand started, a TOML local time), ``time_zone`` (the
+  table's IANA zone, which ``time`` is in), ``day``, ``month`` and ``year`` (the local date),
+  ``currency``; ``winnings``, what each player collected from the pots after the rake (as the
+  specification asks of a raked hand).
 - User fields: ``_rake`` (total), ``_pot_amounts`` and ``_pot_rakes`` (per pot, main first),
-  ``_table``, ``_rules`` (the rule ids behind the settlement).
+  ``_rules`` (the rule ids behind the settlement).
 
 Every document says whether standard PHH tooling (pokerkit) replays it to the recorded
 finishing stacks: ``_replayable`` (true or false) and, when false, ``_not_replayable``, the
@@ -37,8 +42,12 @@ rules of this hand that the format or the tool does not model (:func:`replay_blo
   own, which can move an odd chip), and gives every odd chip of a tied half to the first
   winner (STUD8-8 gives one each).
 
-PHH has no rake field: the rake is in ``_rake`` and ``_pot_rakes``, and a replay is unraked (it
-ends with exactly the rake more in the winners' stacks). When the betting is over before the
+PHH has no rake field, and pokerkit takes the rake as a function when it loads a file
+(``HandHistory.loads(text, rake=...)``), never from the file: the rake is in ``_rake``, and per
+pot in ``_pot_amounts`` / ``_pot_rakes``, from which that function is two lines (the pot of
+each amount is raked what ``_pot_rakes`` says: docs, hand-history formats); the recorded
+``winnings`` are after the rake. Loaded without one, a replay is unraked (it ends with exactly
+the rake more in the winners' stacks). When the betting is over before the
 last street (every seat but one all-in), pokerkit shows the hands before it deals the remaining
 cards: the show and muck actions are written there, after the last bet, with the cards dealt so
 far, and the shows again with every card once the last card is dealt, as it expects.
@@ -47,6 +56,7 @@ far, and the shows again with every card once the last card is dealt, as it expe
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime, time
 from typing import Any
 
 from ledger.domain import accounts
@@ -74,12 +84,15 @@ def hand_to_phh(
     *,
     table: str | None = None,
     currency: str | None = None,
+    started_at: datetime | None = None,
+    venue: str | None = None,
 ) -> str:
     """The PHH document (TOML text) of one finished hand.
 
     ``records``: the hand's records in order, from its ``HandStarted`` to its ``HandSettled``;
     ``starting_stacks``: seat -> chips (minor units) before the ante; ``config``: the table's
-    settings in force for the hand.
+    settings in force for the hand; ``started_at``: when the hand started, in the table's time
+    zone (an aware datetime: its zone is written as ``time_zone``); ``venue``: the casino.
     """
     settings = config if isinstance(config, StudConfig) else StudConfig.model_validate(config)
     started = next(r for r in records if isinstance(r, HandStarted))
@@ -109,6 +122,17 @@ def hand_to_phh(
     ]
     if currency:
         fields.append(("currency", currency))
+    won = _winnings(settled)
+    fields.append(("winnings", [won.get(s, 0) // unit for s in seats]))
+    if venue:
+        fields.append(("venue", venue))
+    if table:
+        fields.append(("table", table))
+    if started_at is not None:
+        zone = getattr(started_at.tzinfo, "key", None) or started_at.tzname() or "UTC"
+        fields += [("time", started_at.time().replace(microsecond=0)), ("time_zone", zone),
+                   ("day", started_at.day), ("month", started_at.month),
+                   ("year", started_at.year)]
     blockers = replay_blockers(records, settings, starting_stacks)
     fields += [
         ("_replayable", not blockers),
@@ -119,9 +143,18 @@ def hand_to_phh(
         ("_pot_rakes", [p.rake // unit for p in settled.pots]),
         ("_rules", sorted({o.rule for o in settled.outcomes})),
     ]
-    if table:
-        fields.append(("_table", table))
     return "\n".join(f"{key} = {_toml(value)}" for key, value in fields) + "\n"
+
+
+def _winnings(settled: HandSettled) -> dict[int, int]:
+    """What each seat collected from the pots (STUD8-7..9), after the rake: an uncalled bet
+    returned (STUD8-11) is no winning."""
+    won: dict[int, int] = {}
+    for o in settled.outcomes:
+        if o.seat is not None and o.wager.startswith("pot") and o.result in (
+                "win", "split", "scoop"):
+            won[o.seat] = won.get(o.seat, 0) + o.stake + o.amount
+    return won
 
 
 def _finishing(
@@ -244,6 +277,8 @@ def _cards_of(records: Sequence[Record], seat: int) -> list[int]:
 
 
 def _toml(value: Any) -> str:
+    if isinstance(value, time):  # a TOML local time
+        return value.isoformat()
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):

@@ -217,7 +217,7 @@ def test_search_and_open_a_hand_of_each_game(browser: Any, served: Served) -> No
     page.goto(served.url + "/console/hands?table=CHP-1&won=100")
     found = page.locator("#hand-results tbody th a").all_inner_texts()
     expected = served.get("auditor", "/hands", table="CHP-1", won_min=10_000)
-    assert found == [f"CHP-1 #{h['hand_no']}" for h in expected]
+    assert found == [f"CHP-1 #{h['hand_no']}" for h in expected["items"]]
     page.goto(served.url + "/console/hands?won=abc")
     assert "is not an amount" in page.locator(".problem").inner_text()
     page.context.close()

@@ -110,7 +110,7 @@ def test_reads_go_to_the_read_store_and_commands_to_the_primary(
         started = command("/tables/R1/hands", command_id="h")
         head = client.get("/projections", headers=auditor).json()[0]["head"]
         hands = views_at(client, auditor, head)  # the primary's catch-up, replayed
-        assert [h["hand_no"] for h in hands.json()] == [1]
+        assert [h["hand_no"] for h in hands.json()["items"]] == [1]
         assert client.get("/audit/verify", headers=auditor).json()["ok"]
         assert client.get("/ready").status_code == 200
         status = cli("projections", "status", "--json")  # the standby's views: no DDL there

@@ -208,11 +208,12 @@ def test_amounts_are_printed_in_each_tables_currency(db: Path) -> None:
     assert len(rows) == 8
     for line in rows:
         if line.startswith("JPY-1"):
-            assert re.search(r"wagered [\d,]+ JPY  result -?[\d,]+ JPY$", line), line
+            assert re.search(r"wagered [\d,]+ JPY  result [+-]?[\d,]+ JPY( |$)", line), line
         else:
-            assert re.search(r"wagered [\d,]+\.\d\d EUR  result -?[\d,]+\.\d\d EUR$", line), line
-    day = json.loads(ledger("hands", "--player", "player-01", "--json", db=db).stdout)[0][
-        "gaming_day"]
+            assert re.search(r"wagered [\d,]+\.\d\d EUR  result [+-]?[\d,]+\.\d\d EUR( |$)",
+                             line), line
+    day = json.loads(ledger("hands", "--player", "player-01", "--json", db=db).stdout)[
+        "items"][0]["gaming_day"]
 
     players = ledger("report", "players", "--day", day, "--player", "player-01", db=db)
     assert players.returncode == 0, players.stderr
@@ -280,7 +281,7 @@ def test_replay_and_audit_hand_show_zones_currency_ranks_results_and_rule_texts(
                  "--table", "CSP-9", db=db)
     assert out.returncode == 0, out.stderr
     for command in (("replay", "CSP-9", "2", "--rules"), ("audit", "hand", "CSP-9", "2",
-                                                          "--rules")):
+                                                          "--rules", "--all")):
         shown = ledger(*command, db=db)
         assert shown.returncode == 0, shown.stderr
         text = shown.stdout

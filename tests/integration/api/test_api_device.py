@@ -159,10 +159,10 @@ def test_a_device_plays_a_full_hand_from_the_answers_alone(
     assert hand.status_code == 200, hand.text
     assert hand.json()["result"]["results"] == results
     summaries = client.get(f"/hands?table={code}", headers=auditor)
-    assert summaries.status_code == 200 and summaries.json()[0]["status"] == "settled"
+    assert summaries.status_code == 200 and summaries.json()["items"][0]["status"] == "settled"
     mine = client.get("/hands?player=p1", headers=auditor)
     assert mine.status_code == 200, mine.text
-    assert mine.json()[0]["net_minor"] == next(s["net"] for s in [
+    assert mine.json()["items"][0]["net_minor"] == next(s["net"] for s in [
         *results["seats"], *([dp] if dp else [])] if s["player"] == "p1")
     device.send("/tables/{code}/hands")
     now = client.get(f"/tables/{code}/hands/{answer['hand_no'] + 1}", headers=auditor)
@@ -306,8 +306,9 @@ def test_the_document_types_configurations_hands_and_events(
     assert answer("/tables/{code}/configs")["items"]["$ref"].endswith("/ConfigRow")
     assert set(schemas["ConfigRow"]["properties"]["config"]["discriminator"]["mapping"]) == \
         set(GAMES)
-    assert {r["$ref"].rsplit("/", 1)[1] for r in answer("/hands")["items"]["anyOf"]} == {
-        "HandSummary", "PlayerHand"}
+    assert answer("/hands")["$ref"].endswith("/HandPage")
+    assert {r["$ref"].rsplit("/", 1)[1] for r in schemas["HandPage"]["properties"]["items"][
+        "items"]["anyOf"]} == {"HandSummary", "PlayerHand"}
     assert answer("/tables/{code}/hands/{hand_no}")["$ref"].endswith("/HandDetail")
     result = schemas["HandResult"]["properties"]["results"]["anyOf"][0]["$ref"]
     assert result.endswith("/HandResults")

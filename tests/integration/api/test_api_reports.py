@@ -36,9 +36,9 @@ def test_reports_over_http(api: tuple[TestClient, Tokens]) -> None:
     assert players and all(p["hands"] > 0 for p in players)
     name = players[0]["player"]
     r = client.get(f"/hands?player={name}&from={day}&to={day}", headers=bearer(tokens.auditor))
-    assert r.status_code == 200 and r.json()
-    assert {h["player"] for h in r.json()} == {name}
-    assert len(r.json()) == players[0]["hands"]
+    assert r.status_code == 200 and r.json()["items"]
+    assert {h["player"] for h in r.json()["items"]} == {name}
+    assert len(r.json()["items"]) == r.json()["total"] == players[0]["hands"]
     r = client.get("/tables/HCF-1/paytable", headers=bearer(tokens.admin))
     assert r.status_code == 200, r.text
     body = r.json()

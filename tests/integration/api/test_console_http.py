@@ -161,13 +161,14 @@ def test_the_replay_page_shows_the_cards_to_an_auditor_and_no_face_down_card_to_
 def test_the_read_routes_behind_the_pages(console: Any) -> None:
     client, tokens, live = console
     auditor = bearer(tokens["auditor"])
-    every = client.get("/hands", params={"table": LIVE}, headers=auditor).json()
+    every = client.get("/hands", params={"table": LIVE}, headers=auditor).json()["items"]
     assert [h["hand_no"] for h in every] == [1, live]
     day = every[0]["gaming_day"]
-    ranged = client.get("/hands", params={"from": day, "to": day}, headers=auditor).json()
+    ranged = client.get("/hands", params={"from": day, "to": day},
+                        headers=auditor).json()["items"]
     assert [h["hand_no"] for h in ranged] == [1, live]
     big = client.get("/hands", params={"won_min": 10**12}, headers=auditor).json()
-    assert big == []
+    assert big["items"] == [] and big["total"] == 0 and big["next"] is None
     bad = client.get("/hands", params={"won_min": -1}, headers=auditor)
     assert bad.status_code == 422
     public = client.get(f"/tables/{LIVE}", params={"public": "true"}, headers=auditor).json()

@@ -202,11 +202,11 @@ def test_every_filter_of_the_hand_search_answers_as_the_api(console: Any) -> Non
     auditor = bearer(tokens["auditor"])
 
     def api(**params: Any) -> list[tuple[str, int]]:
-        rows = client.get("/hands", params=params, headers=auditor).json()
+        rows = client.get("/hands", params=params, headers=auditor).json()["items"]
         return [(h["table_code"], h["hand_no"]) for h in rows]
 
     every = api()
-    day = client.get("/hands", headers=auditor).json()[0]["gaming_day"]
+    day = client.get("/hands", headers=auditor).json()["items"][0]["gaming_day"]
     record = client.get(f"/tables/{HCF}/hands/2", headers=auditor).json()
     player = record["seats"][0]["player"]
     cases: list[tuple[dict[str, str], dict[str, Any]]] = [
@@ -238,7 +238,7 @@ def test_the_hand_search_pages_through_every_hand_once(console: Any,
     auditor = bearer(tokens["auditor"])
     monkeypatch.setattr(pages, "PAGE_SIZE", 4)
     wanted = [(h["table_code"], h["hand_no"])
-              for h in client.get("/hands", headers=auditor).json()]
+              for h in client.get("/hands", headers=auditor).json()["items"]]
     assert len(wanted) > 8
     seen: list[tuple[str, int]] = []
     link: str | None = "/console/hands?game="
@@ -362,7 +362,7 @@ def test_a_token_runs_one_audit_of_a_scope_and_two_at_most_at_once(
 def test_an_audit_of_a_gaming_day_and_who_may_start_one(console: Any) -> None:
     client, tokens, _ = console
     auditor = bearer(tokens["auditor"])
-    day = client.get("/hands", headers=auditor).json()[0]["gaming_day"]
+    day = client.get("/hands", headers=auditor).json()["items"][0]["gaming_day"]
     r = client.post("/console/audit", data={"day": day}, headers=auditor,
                     follow_redirects=False)
     assert r.status_code == 303

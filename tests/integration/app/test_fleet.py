@@ -58,7 +58,7 @@ def test_two_api_instances_on_one_store_read_each_others_writes(
         _post(b, tokens.device, "/tables/F2/hands", command_id="h1")
         assert a.get("/tables/F2", headers=device).json()["hand_no"] == 1
         answer = a.get("/hands", params={"table": "F2"}, headers=bearer(tokens.auditor))
-        assert [h["hand_no"] for h in answer.json()] == [1]
+        assert [h["hand_no"] for h in answer.json()["items"]] == [1]
         # The answer says how far the views have read the event log: here, all of it.
         head = b.get("/projections", headers=bearer(tokens.auditor)).json()[0]["head"]
         assert int(answer.headers["X-Ledger-Views-Position"]) == head > 0

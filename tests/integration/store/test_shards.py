@@ -86,7 +86,10 @@ def test_tables_on_two_shards_are_played_audited_and_exported_across_both(
     assert [(h["table_code"], h["hand_no"]) for h in every] == sorted(
         (h["table_code"], h["hand_no"]) for h in every)
     assert read.hands(limit=4, offset=2) == every[2:6]  # pages cut after the merge
-    assert search_hands(read, limit=3, offset=4) == every[4:7]
+    found = search_hands(read, limit=3, offset=4)
+    assert found["total"] == read.count_hands()
+    assert [(h["table_code"], h["hand_no"]) for h in found["items"]] == [
+        (h["table_code"], h["hand_no"]) for h in every[4:7]]
     assert read.hand("STUD8-1", 1)["table_code"] == "STUD8-1"
     (day,) = read.gaming_days()
     assert {r["table_code"] for r in read.accounting(day=day)} == {*EAST, *WEST}
@@ -202,7 +205,8 @@ def test_the_api_routes_commands_and_reads_over_both_shards(fleet: Fleet) -> Non
         state = client.get("/tables/CHP-1", headers=auditor)
         assert state.status_code == 200 and state.json()["game"] == "chinese-poker"
         hands = client.get("/hands", headers=auditor).json()
-        assert {h["table_code"] for h in hands} == {"CSP-1", "CHP-1"}
+        assert {h["table_code"] for h in hands["items"]} == {"CSP-1", "CHP-1"}
+        assert hands["total"] == len(hands["items"])
         audit = client.get("/audit/verify", headers=auditor).json()
         assert audit["ok"] and sorted(audit["tables"]) == ["CHP-1", "CSP-1"]
         replay = client.get("/tables/CHP-1/hands/1/replay", headers=auditor)

@@ -49,7 +49,7 @@ def _imported(args: list[str]) -> list[str]:
 def test_a_command_imports_its_own_module_only() -> None:
     assert _imported(["replay", "CSP-1", "2"]) == ["ledger.cli.common", "ledger.cli.replay"]
     assert _imported(["--actor", "eve", "hands", "--player", "p"]) == [
-        "ledger.cli.common", "ledger.cli.report"]
+        "ledger.cli.common", "ledger.cli.hands"]
 
 
 def test_help_and_unknown_commands_import_them_all() -> None:

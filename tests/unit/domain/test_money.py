@@ -75,3 +75,20 @@ def test_stud8_11_hcf_13_chp_11_rake_methods_in_one_form_in_currency_units() -> 
     assert method_text("HCF-13", "ii", "EUR").startswith("HCF-13 (ii): every player pays")
     assert method_text("CHP-11", "fixed fee per player", "EUR") == \
         "CHP-11: a fixed fee per player per hand"
+
+
+def test_com_2_amounts_typed_in_currency_units() -> None:
+    """What the command line reads: units with at most the currency's decimals, never a
+    negative or a malformed amount (``invalid_amount``)."""
+    from ledger.domain.errors import InvalidInput
+    from ledger.domain.money import units_to_minor
+
+    assert units_to_minor("12.50", "EUR") == 1250
+    assert units_to_minor("12.5", "EUR") == 1250 and units_to_minor("1,000", "EUR") == 100_000
+    assert units_to_minor("1250", "JPY") == 1250 and units_to_minor("1.250", "KWD") == 1250
+    assert units_to_minor("3.00", "JPY") == 3 and units_to_minor(" 7 ") == 700
+    for text, currency in (("12.345", "EUR"), ("1.5", "JPY"), ("-5", "EUR"), ("1e3", "EUR"),
+                           ("", "EUR"), ("abc", "EUR"), ("1" * 19, "EUR"), ("NaN", None)):
+        with pytest.raises(InvalidInput) as found:
+            units_to_minor(text, currency)
+        assert found.value.code == "invalid_amount", text
