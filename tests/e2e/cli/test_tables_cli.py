@@ -81,9 +81,13 @@ def test_a_recorded_hand_keyed_from_the_cli_corrected_and_audited(
     cashed = _ok(s, "tables", "cash-out", TABLE, "1", "100")
     assert "player:alice -> cage 100.00" in cashed
     # The dealer keyed seat 2's 3s for the Qc it held: three queens, the Play paid 3-1.
-    _ok(s, "principals", "add", "sup-anna", "--name", "Anna", "--role", "supervisor")
+    _ok(s, "principals", "bootstrap", "ada", "--name", "Ada", "--key-out",
+        str(tmp_path / "ada.key"))
+    _ok(s, "principals", "add", "sup-anna", "--name", "Anna", "--role", "supervisor",
+        "--key-out", str(tmp_path / "anna.key"), "--admin-key", str(tmp_path / "ada.key"))
     corrected = _ok(s, "correct", "hand", TABLE, "1", "--card", "2:3s=Qc", "--approver",
-                    "sup-anna", "--reason", "dealer keyed 3s for Qc")
+                    "sup-anna", "--key", str(tmp_path / "anna.key"), "--reason",
+                    "dealer keyed 3s for Qc")
     assert "CORRECTION of hand 1" in corrected and "player:bob" in corrected
     audit = run_cli(s, "audit", "hand", TABLE, "1")
     assert audit.returncode == 0, audit.stdout + audit.stderr
