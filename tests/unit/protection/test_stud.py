@@ -3,7 +3,7 @@ bet, bets into the other, chips passed."""
 
 from __future__ import annotations
 
-from ledger.cards import parse_cards
+from ledger.domain.cards import parse_cards
 from projections.protection import stud
 from projections.protection.pairs import Occasion, run_pair_tests
 
