@@ -5,6 +5,7 @@ the ledger knows (:func:`ledger.access.principals.require_approver`).
 - ``approved_by`` of a void (COM-5; CHP-10 when the game's rules would refuse it): a supervisor
   or an admin;
 - the ``approvers`` of a correction (COR-4): supervisors or admins;
+- the ``dealer`` who signs in at a table (DLR-1): a dealer, floor staff or a supervisor;
 - the two ``signers`` of a count, fill or credit of the tray (INV-1..3): floor staff, a
   supervisor or an admin (:func:`ledger.table.signers.require_signers`).
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledger.access.principals import PrincipalStore, require_approver
-from ledger.domain.actors import APPROVERS, SIGNERS
+from ledger.domain.actors import APPROVERS, DEALERS, SIGNERS
 from ledger.domain.commands import (
     CORRECTION_COMMANDS,
     ChangeConfig,
@@ -26,6 +27,7 @@ from ledger.domain.commands import (
     CountInventory,
     Credit,
     Fill,
+    SignInDealer,
     VoidHand,
 )
 
@@ -41,6 +43,8 @@ def check_approvals(store: PrincipalStore, command: Command) -> None:
         require_approver(store, command.approved_by, rule="COM-5", roles=APPROVERS)
     elif isinstance(command, CountInventory | Fill | Credit):
         require_signers(store, command.signers, rule=TRAY_RULES[type(command)])
+    elif isinstance(command, SignInDealer):
+        require_approver(store, command.dealer, rule="DLR-1", roles=DEALERS)
     elif isinstance(command, CORRECTION_COMMANDS):
         for approver in command.approvers:
             require_approver(store, approver, rule="COR-4", roles=APPROVERS)

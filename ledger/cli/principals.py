@@ -21,9 +21,10 @@ def add(
     principal_id: str = typer.Argument(..., metavar="ID", help="The id commands name (e.g. "
                                        "floor-ben): letters, digits, _.@-, at most 64."),
     name: str = typer.Option(..., "--name", help="The person's name."),
-    role: str = typer.Option(..., "--role", metavar="[floor|supervisor|admin]",
+    role: str = typer.Option(..., "--role", metavar="[floor|supervisor|admin|dealer]",
                              help="floor signs for the tray; supervisor and admin also approve "
-                             "configuration changes and voids."),
+                             "configuration changes and voids; dealer, floor and supervisor "
+                             "sign in to deal at a table (DLR-1)."),
     as_json: bool = typer.Option(False, "--json", help="Print the record as JSON."),
     database_url: str | None = DATABASE_OPTION,
 ) -> None:

@@ -6,7 +6,7 @@ round, every wager and decision in order, the reveals, the settlement (outcomes 
 rule ids, transfers, jackpot lines, coverage with what each seat paid in and was paid, pots and
 the uncalled bet returned, points, rake, and each seat's result: ``ledger.domain.results``), the
 revealed deck, who started and ended the hand and who sent each decision (the events' actors:
-``token:<id> (role, label)`` or ``cli:<name> (cli)``), and
+``token:<id> (role, label)`` or ``cli:<name> (cli)``), the dealer on duty (DLR-2), and
 totals: chips wagered (moved from stacks into wager spots and pots; in Chinese Poker the stakes
 put in play), rake (the rake account's change over the hand), jackpot contributions and awards,
 the house's result (its account's change) and the designated player's (HCF-14), and what caps
@@ -41,7 +41,7 @@ HANDS_DDL = (
     "rules TEXT NOT NULL, wagered_minor BIGINT NOT NULL, rake_minor BIGINT NOT NULL, "
     "jackpot_contributions_minor BIGINT NOT NULL, jackpot_awards_minor BIGINT NOT NULL, "
     "house_result_minor BIGINT NOT NULL, dp_result_minor BIGINT, withheld_minor BIGINT NOT NULL, "
-    "PRIMARY KEY (table_code, hand_no))"
+    "dealer TEXT, PRIMARY KEY (table_code, hand_no))"
 )
 JSON_COLUMNS = ("seats_json", "cards_json", "actions_json", "reveals_json", "result_json")
 COLUMNS = (
@@ -49,7 +49,7 @@ COLUMNS = (
     "dp_seat", "card_source", "config_version", "deck_commitment", "first_version",
     "last_version", "players", *JSON_COLUMNS, "rules", "wagered_minor", "rake_minor",
     "jackpot_contributions_minor", "jackpot_awards_minor", "house_result_minor",
-    "dp_result_minor", "withheld_minor",
+    "dp_result_minor", "withheld_minor", "dealer",
 )
 ENDINGS = {r.HandSettled: "settled", r.HandVoided: "voided", r.HandCancelled: "cancelled"}
 TALLY = "tally"
@@ -61,7 +61,7 @@ DP_WAGER = "designated_player"
 class Hands(View):
     name = "hands"
     description = "every hand: seats, cards, actions, results, rule ids"
-    version = 3
+    version = 4
     tables = ("proj_hands",)
     ddl = (
         HANDS_DDL,
@@ -166,6 +166,7 @@ def _started(item: Item, event: r.HandStarted) -> dict[str, Any]:
         "rules": set(), "wagered_minor": 0, "rake_minor": 0,
         "jackpot_contributions_minor": 0, "jackpot_awards_minor": 0,
         "house_result_minor": 0, "dp_result_minor": None, "withheld_minor": 0,
+        "dealer": event.dealer,
     }
     _money(row, item)
     row["result_json"] = {TALLY: None, "started_by": _actor(item)}
