@@ -31,6 +31,11 @@ class Decision:
     judgement: Judgement
     against: str | None = None
     """High Card Flush: the player who was the DP."""
+    dealer: str | None = None
+    """The dealer of the hand (DLR-2)."""
+    play: tuple[int, float, float] | None = None
+    """Caribbean Stud: the Play's real result on the dealer's cards, its expected result and
+    variance from the cards the player saw, whatever the player chose (the dealer tests)."""
 
 
 def column(row: Mapping[str, Any], key: str) -> Any:
@@ -95,8 +100,11 @@ def caribbean_decisions(row: Mapping[str, Any], config: CaribbeanConfig) -> list
         counts = caribbean.dealer_counts(mine[0], up)
         odds = caribbean.action_odds(counts, ante, config.play_paytable, award)
         cell = caribbean.cell_of(mine[0], dealer_hand)
+        play = (odds.results[odds.cells.index(cell)][1], float(odds.expected(1)),
+                float(odds.variance(1)))
         out.append(Decision(row["table_code"], int(row["hand_no"]), names[seat], seat,
-                            judge(odds, action["action"], cell)))
+                            judge(odds, action["action"], cell), dealer=row.get("dealer"),
+                            play=play))
     return out
 
 
@@ -133,5 +141,5 @@ def hcf_decisions(row: Mapping[str, Any], config: HcfConfig) -> list[Decision]:
         cell = hcf.cell_of(mine, dp_hand).name
         out.append(Decision(row["table_code"], int(row["hand_no"]), names[seat], seat,
                             judge(odds, hcf.action_name(action["action"], amount), cell),
-                            against=names.get(int(dp_seat))))
+                            against=names.get(int(dp_seat)), dealer=row.get("dealer")))
     return out

@@ -9,7 +9,8 @@ kind                        test (subject)
                             (a player at a Caribbean Stud table; CSP-2..6)
 ``hcf_hidden_hand``         information test of fold/raise against the DP's hidden hand (a
                             player at a High Card Flush table; HCF-5, HCF-8..11)
-``hcf_dp_pair``             the same, only the decisions against one DP (player and DP)
+``hcf_dp_pair``             the excess against one DP beyond the player's excess against the
+                            others (player and DP: a DP showing a partner its hand)
 ``stud_soft_play``          folds of hands ahead of the bettor, facing one player's bets
 ``stud_bet_behind``         bets and raises behind one player in both halves
 ``stud_chips_passed``       chips lost to one player while ahead of it (Stud Hi/Lo pairs)
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ledger.domain.errors import InvalidInput
@@ -36,63 +36,18 @@ from ledger.games.chinese.config import ChineseConfig
 from ledger.games.hcf.model import HcfConfig
 from projections.fleet import for_table
 from projections.protection import stats
+from projections.protection.dealers import dealer_tests
 from projections.protection.decisions import Decision, caribbean_decisions, hcf_decisions
+from projections.protection.flags import Test
 from projections.protection.occasions import chinese_occasions, stud_occasions
 from projections.protection.pairs import TOP_HANDS, Occasion, PairTest, run_pair_tests
 from projections.reports.periods import Period
 
-DESCRIPTIONS = {
-    "csp_hidden_cards": "Play/fold agrees with the dealer's hidden cards more often than the "
-                        "visible cards allow (CSP-2..4)",
-    "hcf_hidden_hand": "fold/raise agrees with the designated player's hidden hand more often "
-                       "than the player's own cards allow (HCF-5, HCF-8..11)",
-    "hcf_dp_pair": "against this designated player only, fold/raise agrees with the DP's "
-                   "hidden hand more often than the player's own cards allow",
-    "stud_soft_play": "folds hands that were ahead when this player bet, more than with "
-                      "others (STUD8-7)",
-    "stud_bet_behind": "bets and raises with cards behind this player in both halves, more "
-                       "than with others (STUD8-7)",
-    "stud_chips_passed": "loses chips to this player while ahead of it, more than to others "
-                         "(STUD8-7)",
-    "chinese_points_passed": "arrangements fall short of their best against this opponent, "
-                             "more than against others (CHP-2..5)",
-}
 PAIR_KINDS = {"soft_play": ("stud_soft_play", True), "bet_behind": ("stud_bet_behind", True),
               "chips_passed": ("stud_chips_passed", False),
               "points_passed": ("chinese_points_passed", False)}
 HAND_COLUMNS = ("table_code, hand_no, game, gaming_day, config_version, dp_seat, seats_json, "
-                "cards_json, actions_json, result_json")
-
-
-@dataclass
-class Test:
-    """One test of the report (a flag when its adjusted p-value is at most the rate)."""
-
-    kind: str
-    table: str | None
-    game: str
-    players: list[str]
-    statistic: float
-    p_value_raw: float
-    hands: list[tuple[str, int]]
-    decisions: int | None = None
-    hands_tested: int | None = None
-    dealer: str | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
-    p_value: float = 1.0
-
-    def as_dict(self, rate: float) -> dict[str, Any]:
-        return {
-            "kind": self.kind, "description": DESCRIPTIONS.get(self.kind, ""),
-            "table": self.table, "game": self.game, "players": self.players,
-            "dealer": self.dealer, "statistic": round(self.statistic, 3),
-            "p_value": self.p_value, "p_value_raw": self.p_value_raw,
-            "flagged": self.p_value <= rate, "decisions": self.decisions,
-            "hands_tested": self.hands_tested,
-            "hands": [{"table": t, "hand_no": n, "replay": f"/tables/{t}/hands/{n}/replay"}
-                      for t, n in self.hands],
-            "detail": self.detail,
-        }
+                "cards_json, actions_json, result_json, dealer")
 
 
 Progress = Callable[[int, int], None]
@@ -111,6 +66,7 @@ def surveillance(model: Any, chosen: Period, table: str | None = None,
     total = sum(len(r) for r in rows_by_table.values())
     done = 0
     tests: list[Test] = []
+    every_decision: list[Decision] = []
     for t in tables:
         code, game = t["table_code"], t["game"]
         configs: dict[int, Any] = {}
@@ -134,6 +90,8 @@ def surveillance(model: Any, chosen: Period, table: str | None = None,
                 progress(done, total)
         tests += _decision_tests(code, game, decisions)
         tests += _pair_tests(code, game, found)
+        every_decision += decisions
+    tests += dealer_tests(model, chosen, tables, every_decision)
     adjusted = stats.adjust([t.p_value_raw for t in tests])
     for test, p in zip(tests, adjusted, strict=True):
         test.p_value = p
@@ -164,20 +122,15 @@ def _decision_tests(code: str, game: str, decisions: Sequence[Decision]) -> list
     if not decisions:
         return []
     kind = "csp_hidden_cards" if game == "caribbean-stud" else "hcf_hidden_hand"
-    groups: dict[tuple[str, ...], list[Decision]] = defaultdict(list)
+    by_player: dict[str, list[Decision]] = defaultdict(list)
     for d in decisions:
-        groups[(kind, d.player)].append(d)
-        if d.against is not None and d.against != d.player:
-            groups[("hcf_dp_pair", d.player, d.against)].append(d)
+        by_player[d.player].append(d)
     tests = []
-    for (test_kind, *who), group in sorted(groups.items()):
+    for player, group in sorted(by_player.items()):
         result = stats.information_test([d.judgement for d in group])
-        ranked = sorted(group, key=lambda d: (-stats.weight(d.judgement), d.hand_no))
-        hands = [(d.table, d.hand_no) for d in ranked if stats.weight(d.judgement) > 0]
         tests.append(Test(
-            kind=test_kind, table=code, game=game, players=list(who), statistic=result.z,
-            p_value_raw=result.p_value, hands=list(dict.fromkeys(hands))[:TOP_HANDS],
-            decisions=result.decisions,
+            kind=kind, table=code, game=game, players=[player], statistic=result.z,
+            p_value_raw=result.p_value, hands=_telling(group), decisions=result.decisions,
             hands_tested=len({d.hand_no for d in group}),
             detail={"best": result.best, "expected_best": round(result.expected_best, 3),
                     "result_minor": result.result,
@@ -187,7 +140,27 @@ def _decision_tests(code: str, game: str, decisions: Sequence[Decision]) -> list
                     "decision_cost_minor": round(result.cost),
                     "decision_cost_per_decision_minor": round(result.cost / result.decisions,
                                                               2)}))
+        against: dict[str, list[Decision]] = defaultdict(list)
+        for d in group:
+            if d.against is not None and d.against != player:
+                against[d.against].append(d)
+        for dp, mine in sorted(against.items()):
+            others = [d.judgement for d in group if d.against != dp]
+            pair = stats.pair_information_test([d.judgement for d in mine], others)
+            tests.append(Test(
+                kind="hcf_dp_pair", table=code, game=game, players=[player, dp],
+                statistic=pair.z, p_value_raw=pair.p_value, hands=_telling(mine),
+                decisions=pair.decisions, hands_tested=len({d.hand_no for d in mine}),
+                detail={"excess_best": round(pair.excess, 3),
+                        "predicted_by_other_dps": round(pair.predicted, 3)}))
     return tests
+
+
+def _telling(group: Sequence[Decision]) -> list[tuple[str, int]]:
+    """The hands of the decisions that speak most for hidden information."""
+    ranked = sorted(group, key=lambda d: (-stats.weight(d.judgement), d.hand_no))
+    hands = [(d.table, d.hand_no) for d in ranked if stats.weight(d.judgement) > 0]
+    return list(dict.fromkeys(hands))[:TOP_HANDS]
 
 
 def _pair_tests(code: str, game: str, found: Sequence[Occasion]) -> list[Test]:

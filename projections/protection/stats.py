@@ -92,6 +92,41 @@ def information_test(judgements: Sequence[Judgement]) -> InformationResult:
     )
 
 
+@dataclass(frozen=True)
+class PairInformation:
+    """Is a player's information concentrated on one opponent's hidden hand?"""
+
+    decisions: int
+    excess: float
+    """Decisions a best one against this opponent, beyond the visible cards' promise."""
+    predicted: float
+    """The excess the player's decisions against everyone else predict for these."""
+    z: float
+    p_value: float
+
+
+def pair_information_test(pair: Sequence[Judgement],
+                          others: Sequence[Judgement]) -> PairInformation:
+    """The player's excess of best decisions against one opponent, beyond what its excess
+    against every other opponent predicts (per unit of variance): ``T = (S_B - E_B) - r V_B``
+    with ``r = (S_O - E_O) / V_O``; ``Var T = V_B + V_B^2 / V_O``; one-sided normal tail. A
+    player who sees every designated player's hand has ``r`` large and ``T`` near zero: its
+    flag is the player's own test; a player shown one DP's hand stands out here. Without other
+    decisions ``r`` is 0 (the plain information test against the one opponent, as a z)."""
+    def sums(items: Sequence[Judgement]) -> tuple[float, float]:
+        excess = sum(float(j.was_best) - j.p_best for j in items)
+        return excess, sum(j.p_best * (1 - j.p_best) for j in items)
+
+    excess_b, var_b = sums(pair)
+    excess_o, var_o = sums(others)
+    rate = excess_o / var_o if var_o > 0 else 0.0
+    predicted = rate * var_b
+    var_t = var_b + (var_b * var_b / var_o if var_o > 0 else 0.0)
+    z = (excess_b - predicted) / math.sqrt(var_t) if var_t > 0 else 0.0
+    return PairInformation(len(pair), excess_b, predicted, z,
+                           float(stats.norm.sf(z)) if var_t > 0 else 1.0)
+
+
 def _poisson_binomial_tail(observed: int, p: np.ndarray[tuple[int], np.dtype[np.float64]]) -> float:
     """``P(S >= observed)`` for S Poisson-binomial with probabilities ``p``: the upper tail
     summed from the probability mass (accurate far out, where ``1 - cdf`` would round to 0)."""
