@@ -27,10 +27,10 @@ from typing import Any
 
 from scipy import stats as dist
 
-from projections.fleet import for_table
 from projections.protection.decisions import Decision
 from projections.protection.flags import Test
 from projections.protection.pairs import TOP_HANDS
+from projections.read.fleet import for_table
 from projections.reports.periods import Period
 from projections.reports.rake_report import rake_stats_by_config
 

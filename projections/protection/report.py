@@ -34,13 +34,13 @@ from ledger.domain.errors import InvalidInput
 from ledger.games.caribbean.config import CaribbeanConfig
 from ledger.games.chinese.config import ChineseConfig
 from ledger.games.hcf.model import HcfConfig
-from projections.fleet import for_table
 from projections.protection import stats
 from projections.protection.dealers import dealer_tests
 from projections.protection.decisions import Decision, caribbean_decisions, hcf_decisions
 from projections.protection.flags import Test
 from projections.protection.occasions import chinese_occasions, stud_occasions
 from projections.protection.pairs import TOP_HANDS, Occasion, PairTest, run_pair_tests
+from projections.read.fleet import for_table
 from projections.reports.periods import Period
 
 PAIR_KINDS = {"soft_play": ("stud_soft_play", True), "bet_behind": ("stud_bet_behind", True),
