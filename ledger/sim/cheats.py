@@ -12,8 +12,8 @@ kind                       what it does
                            showing a partner its hand)
 ``stud-chip-dumpers``      Stud Hi/Lo, two players: the first bets and raises into the second
                            with any cards and folds to the second's bets, passing chips to it
-``stud-soft-players``      Stud Hi/Lo, two players: neither bets into the other, and each folds
-                           to the other's bets whatever its cards
+``stud-soft-players``      Stud Hi/Lo, two players: heads-up, neither bets or raises into the
+                           other; each folds to the other's bets whatever its cards
 ``chinese-partners``       Chinese Poker, two players sharing hands: the second sets its best
                            quick arrangement, the first the arrangement, of a few hundred tried,
                            that scores least against the second's (points passed to it)
@@ -87,6 +87,8 @@ class CheatingBot:
         self.honest = honest
         self.cheats = [c for c in cheats if c.kind != "overpaying-dealer"]
         self._cheating: dict[tuple[int, str], bool] = {}
+        self.cheated: dict[Cheat, set[int]] = {c: set() for c in self.cheats}
+        """The hands in which each cheat made a decision of its own."""
 
     def choose(self, table: TableView, hand: Any, step: Step, rng: random.Random,
                ids: CommandIds) -> Command | None:
@@ -129,11 +131,13 @@ class CheatingBot:
         elif cheat.kind == "hcf-dp-reader":
             action = _dp_reader(table, hand, step, number)
         elif cheat.kind == "chinese-partners":
+            self.cheated[cheat].add(hand.hand_no)
             return _partners(cheat, table, hand, number, rng, ids)
         else:
             action = _stud_pair(cheat, table, hand, step, number)
         if action is None:
             return None
+        self.cheated[cheat].add(hand.hand_no)
         return Act(command_id=ids.next(), table=ids.table, seat=number, action=action[0],
                    amount=action[1])
 
@@ -191,9 +195,9 @@ def _stud_pair(cheat: Cheat, table: TableView, hand: Any, step: Step,
     aggressive = next((a for a in ("raise", "bet", "complete") if a in options), None)
     if cheat.kind == "stud-chip-dumpers" and aggressive is not None:
         return aggressive, options[aggressive].max_amount
-    if cheat.kind == "stud-soft-players" and aggressive is not None:
+    if cheat.kind == "stud-soft-players" and aggressive is not None and len(live) == 2:
         passive = next((a for a in ("check", "call") if a in options), None)
-        if passive is not None:
+        if passive is not None:  # heads-up with the partner: no pressure on it
             return passive, None
     return None
 
@@ -230,6 +234,8 @@ class RecordedShoe:
         self.rng = rng
         self.crooked = {c.who[0]: c.rate for c in dealer_cheats}
         self.on_duty: str | None = None
+        self.cheated: dict[str, set[int]] = {dealer: set() for dealer in self.crooked}
+        """The hands in which each crooked dealer keyed in a hand that does not qualify."""
         self._hand = -1
         self._deck: list[int] = []
 
@@ -247,6 +253,7 @@ class RecordedShoe:
         rate = self.crooked.get(self.on_duty or "")
         if rate is not None and "dealer" in out and self.rng.random() < rate:
             out["dealer"] = self._no_qualifier(out["dealer"])
+            self.cheated[self.on_duty or ""].add(hand.hand_no)
         return out
 
     def _no_qualifier(self, dealt: tuple[int, ...]) -> tuple[int, ...]:

@@ -37,6 +37,8 @@ class RunStats:
     rake_after: int = 0
     jackpot_after: int = 0
     event_types: dict[str, int] = field(default_factory=dict)
+    cheated: dict[str, list[int]] = field(default_factory=dict)
+    """Per cheat (``kind:who,...``), the hands in which it cheated."""
 
     @property
     def house_result(self) -> int:
@@ -170,6 +172,12 @@ def simulate(
         if on_hand is not None:
             on_hand(n + 1)
     stats.seconds = time.perf_counter() - started
+    if isinstance(bot, CheatingBot):
+        for cheat, found in bot.cheated.items():
+            stats.cheated[f"{cheat.kind}:{','.join(cheat.who)}"] = sorted(found)
+    if shoe is not None:
+        for dealer, found in shoe.cheated.items():
+            stats.cheated[f"overpaying-dealer:{dealer}"] = sorted(found)
     table, _, _ = executor.observe()
     stats.house_after = table.balances.get(accounts.HOUSE, 0)
     stats.rake_after = table.balances.get(accounts.RAKE, 0)

@@ -174,6 +174,42 @@ def action_odds(counts: DealerCounts, ante: int, paytable: Mapping[str, int],
     )
 
 
+@cache
+def _subsets(n: int) -> I64:
+    from projections.reports.mathematics.caribbean_counts import combinations_array
+
+    return combinations_array(n, 4)
+
+
+def table_luck(seats: Sequence[tuple[Sequence[int], int]], up: int,
+               hidden: Sequence[int]) -> tuple[float, float, float]:
+    """The seats' Play results on the dealer's cards, each as if played and counted in its own
+    Antes (CSP-3, CSP-4; ``seats``: each seat's five cards and its Play odds N), summed: the
+    real sum with the dealer's ``hidden`` four, and its exact mean and variance over every
+    four cards the seats and the up card leave (the seats share one dealer hand, so their
+    results are summed hand by hand, not treated as independent)."""
+    from projections.reports.mathematics.caribbean import strengths
+
+    seen = {up, *(c for cards, _ in seats for c in cards)}
+    rest = np.array([c for c in range(52) if c not in seen], dtype=np.int64)
+    dealer = rest[_subsets(len(rest))]
+    dealer = np.concatenate([dealer, np.full((len(dealer), 1), up, dtype=np.int64)], axis=1)
+    theirs = strengths(dealer)
+    qualifies = (theirs >> 20 >= high.Category.ONE_PAIR) | (
+        (theirs >> 16 & 15 == 13) & (theirs >> 12 & 15 == 12))
+    total = np.zeros(len(dealer), dtype=np.float64)
+    real = 0.0
+    real_theirs = high.evaluate((*hidden, up))
+    real_q = csp.dealer_qualifies(real_theirs)
+    for cards, odds in seats:
+        mine = high.evaluate(cards)
+        total += np.where(~qualifies, 1.0, np.where(theirs < mine, 1.0 + 2 * odds,
+                                                    np.where(theirs == mine, 0.0, -3.0)))
+        real += (1.0 if not real_q else 1.0 + 2 * odds if real_theirs < mine
+                 else 0.0 if real_theirs == mine else -3.0)
+    return real, float(total.mean()), float(total.var())
+
+
 def jackpot_award(player: Sequence[int], fixed_awards: Mapping[str, int],
                   percent_awards_bps: Mapping[str, int], meter: int) -> int:
     """CSP-6/7: what the player's five cards win on the side wager, with the meter at ``meter``

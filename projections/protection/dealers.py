@@ -3,8 +3,10 @@
 Per dealer over the period, across the tables it dealt at:
 
 - ``dealer_hold`` (house-banked, Caribbean Stud): the house's result *on the cards*: every
-  seat's Ante as if its player had played (CSP-3, CSP-4), its real result on the dealer's hand
-  against its exact expectation from the cards the player saw. The players' decisions, good,
+  seat's Ante as if its player had played (CSP-3, CSP-4), in its own Antes (each seat weighs
+  the same whatever its stake), summed over the seats of each hand; against its exact mean and
+  variance over every dealer hand the seats' cards and the up card leave (the seats share one
+  dealer hand: their results move together). The players' decisions, good,
   bad or informed, do not move it; a dealer whose cards favour the players (a dealer's hand
   keyed in that does not qualify, at a table whose cards are recorded, COM-8) does. Two-sided:
   a z outside the interval either way. The detail also gives the house's real result on the
@@ -27,7 +29,7 @@ from typing import Any
 
 from scipy import stats as dist
 
-from projections.protection.decisions import Decision
+from projections.protection.decisions import Decision, HandLuck
 from projections.protection.flags import Test
 from projections.protection.pairs import TOP_HANDS
 from projections.read.fleet import for_table
@@ -38,10 +40,11 @@ PLAYER_BANKED = ("high-card-flush", "chinese-poker", "stud-hilo")
 
 
 def dealer_tests(model: Any, chosen: Period, tables: Sequence[Mapping[str, Any]],
-                 decisions: Sequence[Decision]) -> list[Test]:
+                 lucks: Sequence[HandLuck], decisions: Sequence[Decision]) -> list[Test]:
     hands = {t["table_code"]: _hand_rows(model, t["table_code"], chosen) for t in tables}
     games = {t["table_code"]: t["game"] for t in tables}
-    return [*_hold(decisions), *_rake(model, hands, games), *_voids(model, hands, chosen)]
+    return [*_hold(lucks, decisions), *_rake(model, hands, games),
+            *_voids(model, hands, chosen)]
 
 
 def _hand_rows(model: Any, code: str, chosen: Period) -> list[dict[str, Any]]:
@@ -57,34 +60,37 @@ def _two_sided(z: float) -> float:
     return float(2 * dist.norm.sf(abs(z)))
 
 
-def _hold(decisions: Sequence[Decision]) -> list[Test]:
-    by_dealer: dict[str, list[Decision]] = defaultdict(list)
+def _hold(lucks: Sequence[HandLuck], decisions: Sequence[Decision]) -> list[Test]:
+    by_dealer: dict[str, list[HandLuck]] = defaultdict(list)
+    for luck in lucks:
+        if luck.dealer is not None:
+            by_dealer[luck.dealer].append(luck)
+    results: dict[tuple[str, int], tuple[int, float]] = defaultdict(lambda: (0, 0.0))
     for d in decisions:
-        if d.play is not None and d.dealer is not None:
-            by_dealer[d.dealer].append(d)
+        real, expected = results[(d.table, d.hand_no)]
+        results[(d.table, d.hand_no)] = (real + d.judgement.result,
+                                         expected + d.judgement.expected)
     tests = []
     for dealer, group in sorted(by_dealer.items()):
-        luck = sum(d.play[0] - d.play[1] for d in group if d.play)
-        variance = sum(d.play[2] for d in group if d.play)
-        z = luck / math.sqrt(variance) if variance > 0 else 0.0
-        per_hand: dict[tuple[str, int], float] = defaultdict(float)
-        for d in group:
-            if d.play:
-                per_hand[(d.table, d.hand_no)] += d.play[0] - d.play[1]
+        excess = sum(h.real - h.mean for h in group)
+        variance = sum(h.variance for h in group)
+        z = excess / math.sqrt(variance) if variance > 0 else 0.0
         side = 1 if z >= 0 else -1
-        ranked = sorted(per_hand.items(), key=lambda kv: (-side * kv[1], kv[0]))
-        tables = sorted({d.table for d in group})
-        actual = -sum(d.judgement.result for d in group)
-        expected = -sum(d.judgement.expected for d in group)
+        ranked = sorted(group, key=lambda h: (-side * (h.real - h.mean), h.table, h.hand_no))
+        tables = sorted({h.table for h in group})
+        keys = [(h.table, h.hand_no) for h in group]
         tests.append(Test(
             kind="dealer_hold", table=tables[0] if len(tables) == 1 else None,
             game="caribbean-stud", players=[], dealer=dealer, statistic=-z,
-            p_value_raw=_two_sided(z),
-            hands=[k for k, v in ranked if side * v > 0][:TOP_HANDS],
-            hands_tested=len(per_hand), decisions=len(group),
-            detail={"tables": tables, "house_on_cards_minor": round(-luck),
-                    "sd_minor": round(math.sqrt(variance)),
-                    "house_result_minor": actual, "expected_minor": round(expected)}))
+            p_value_raw=_two_sided(z) if variance > 0 else 1.0,
+            hands=[(h.table, h.hand_no) for h in ranked if side * (h.real - h.mean) > 0][
+                :TOP_HANDS],
+            hands_tested=len(group),
+            detail={"tables": tables, "house_on_cards_antes": round(-excess, 2),
+                    "sd_antes": round(math.sqrt(variance), 2),
+                    "house_result_minor": -sum(results[k][0] for k in keys),
+                    "expected_given_decisions_minor": round(-sum(results[k][1]
+                                                                 for k in keys))}))
     return tests
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledger.domain.cards import parse_card
+from ledger.evaluation import high
 from ledger.games.caribbean.config import CaribbeanConfig
 from ledger.games.hcf.model import HcfConfig
 from projections.protection import caribbean, hcf
@@ -33,9 +34,7 @@ class Decision:
     """High Card Flush: the player who was the DP."""
     dealer: str | None = None
     """The dealer of the hand (DLR-2)."""
-    play: tuple[int, float, float] | None = None
-    """Caribbean Stud: the Play's real result on the dealer's cards, its expected result and
-    variance from the cards the player saw, whatever the player chose (the dealer tests)."""
+
 
 
 def column(row: Mapping[str, Any], key: str) -> Any:
@@ -100,12 +99,36 @@ def caribbean_decisions(row: Mapping[str, Any], config: CaribbeanConfig) -> list
         counts = caribbean.dealer_counts(mine[0], up)
         odds = caribbean.action_odds(counts, ante, config.play_paytable, award)
         cell = caribbean.cell_of(mine[0], dealer_hand)
-        play = (odds.results[odds.cells.index(cell)][1], float(odds.expected(1)),
-                float(odds.variance(1)))
         out.append(Decision(row["table_code"], int(row["hand_no"]), names[seat], seat,
-                            judge(odds, action["action"], cell), dealer=row.get("dealer"),
-                            play=play))
+                            judge(odds, action["action"], cell), dealer=row.get("dealer")))
     return out
+
+
+@dataclass(frozen=True)
+class HandLuck:
+    """A Caribbean Stud hand's cards for the dealer tests (:func:`caribbean.table_luck`)."""
+
+    table: str
+    hand_no: int
+    dealer: str | None
+    real: float
+    mean: float
+    variance: float
+
+
+def caribbean_luck(row: Mapping[str, Any], config: CaribbeanConfig) -> HandLuck | None:
+    """The seats' Play results on the dealer's cards, each as if played, in Antes."""
+    cards = dealt(row)
+    dealer = cards.get("dealer")
+    if dealer is None or len(dealer[0]) != 4 or len(dealer[1]) != 1:
+        return None
+    seats = [(mine[0], config.play_paytable[high.category(high.evaluate(mine[0])).label])
+             for target, mine in cards.items() if target != "dealer" and len(mine[0]) == 5]
+    if not seats:
+        return None
+    real, mean, variance = caribbean.table_luck(seats, dealer[1][0], dealer[0])
+    return HandLuck(str(row["table_code"]), int(row["hand_no"]), row.get("dealer"), real, mean,
+                    variance)
 
 
 def hcf_decisions(row: Mapping[str, Any], config: HcfConfig) -> list[Decision]:

@@ -12,7 +12,7 @@ DESCRIPTIONS = {
                        "than the player's own cards allow (HCF-5, HCF-8..11)",
     "hcf_dp_pair": "against this designated player, fold/raise agrees with the DP's hidden "
                    "hand more often than the player's decisions against other DPs predict",
-    "stud_soft_play": "folds hands that were ahead when this player bet, more than with "
+    "stud_soft_fold": "folds hands that were ahead when this player bet, more than with "
                       "others (STUD8-7)",
     "stud_bet_behind": "bets and raises with cards behind this player in both halves, more "
                        "than with others (STUD8-7)",

@@ -11,7 +11,7 @@ kind                        test (subject)
                             player at a High Card Flush table; HCF-5, HCF-8..11)
 ``hcf_dp_pair``             the excess against one DP beyond the player's excess against the
                             others (player and DP: a DP showing a partner its hand)
-``stud_soft_play``          folds of hands ahead of the bettor, facing one player's bets
+``stud_soft_fold``          folds of hands ahead of the bettor, facing one player's bets
 ``stud_bet_behind``         bets and raises behind one player in both halves
 ``stud_chips_passed``       chips lost to one player while ahead of it (Stud Hi/Lo pairs)
 ``chinese_points_passed``   arrangements short of their best against one opponent (CHP-2..5)
@@ -36,14 +36,20 @@ from ledger.games.chinese.config import ChineseConfig
 from ledger.games.hcf.model import HcfConfig
 from projections.protection import stats
 from projections.protection.dealers import dealer_tests
-from projections.protection.decisions import Decision, caribbean_decisions, hcf_decisions
+from projections.protection.decisions import (
+    Decision,
+    HandLuck,
+    caribbean_decisions,
+    caribbean_luck,
+    hcf_decisions,
+)
 from projections.protection.flags import Test
 from projections.protection.occasions import chinese_occasions, stud_occasions
 from projections.protection.pairs import TOP_HANDS, Occasion, PairTest, run_pair_tests
 from projections.read.fleet import for_table
 from projections.reports.periods import Period
 
-PAIR_KINDS = {"soft_play": ("stud_soft_play", True), "bet_behind": ("stud_bet_behind", True),
+PAIR_KINDS = {"soft_fold": ("stud_soft_fold", True), "bet_behind": ("stud_bet_behind", True),
               "chips_passed": ("stud_chips_passed", False),
               "points_passed": ("chinese_points_passed", False)}
 HAND_COLUMNS = ("table_code, hand_no, game, gaming_day, config_version, dp_seat, seats_json, "
@@ -58,15 +64,14 @@ def surveillance(model: Any, chosen: Period, table: str | None = None,
                  progress: Progress | None = None) -> dict[str, Any]:
     """Every test of the period (see the module): ``{"period", "rate", "tests", "flags",
     "all"}``; ``flags`` and ``all`` are lists of test dicts, the flags first by p-value."""
-    if not 0 < rate < 1:
-        raise InvalidInput("invalid_rate", f"the false discovery rate must lie between 0 and 1, "
-                           f"not {rate}", rate=rate)
+    check_rate(rate)
     tables = [model.table(table)] if table else model.tables()
     rows_by_table = {t["table_code"]: _hands(model, t["table_code"], chosen) for t in tables}
     total = sum(len(r) for r in rows_by_table.values())
     done = 0
     tests: list[Test] = []
     every_decision: list[Decision] = []
+    lucks: list[HandLuck] = []
     for t in tables:
         code, game = t["table_code"], t["game"]
         configs: dict[int, Any] = {}
@@ -79,6 +84,9 @@ def surveillance(model: Any, chosen: Period, table: str | None = None,
             config = configs[version]
             if isinstance(config, CaribbeanConfig):
                 decisions += caribbean_decisions(row, config)
+                luck = caribbean_luck(row, config)
+                if luck is not None and luck.dealer is not None:
+                    lucks.append(luck)
             elif isinstance(config, HcfConfig):
                 decisions += hcf_decisions(row, config)
             elif isinstance(config, ChineseConfig):
@@ -91,7 +99,7 @@ def surveillance(model: Any, chosen: Period, table: str | None = None,
         tests += _decision_tests(code, game, decisions)
         tests += _pair_tests(code, game, found)
         every_decision += decisions
-    tests += dealer_tests(model, chosen, tables, every_decision)
+    tests += dealer_tests(model, chosen, tables, lucks, every_decision)
     adjusted = stats.adjust([t.p_value_raw for t in tests])
     for test, p in zip(tests, adjusted, strict=True):
         test.p_value = p
@@ -101,6 +109,13 @@ def surveillance(model: Any, chosen: Period, table: str | None = None,
     return {"period": chosen.as_dict(), "rate": rate, "tests": len(tests),
             "hands": total, "flags": [t for t in everything if t["flagged"]],
             "all": everything}
+
+
+def check_rate(rate: float) -> None:
+    """``invalid_rate`` unless 0 < rate < 1."""
+    if not 0 < rate < 1:
+        raise InvalidInput("invalid_rate", f"the false discovery rate must lie between 0 and 1, "
+                           f"not {rate}", rate=rate)
 
 
 def _hands(model: Any, code: str, chosen: Period) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ Three kinds of occasion between an ordered pair (A, B), each collected over a pe
 pair that played together (:func:`occasions`), then tested against how A treats everyone else
 and how everyone else treats B (:mod:`.stats`):
 
-- ``soft_play``: A acts facing a bet or raise that B made in the round, while A's cards are
+- ``soft_fold``: A acts facing a bet or raise that B made in the round, while A's cards are
   ahead of B's; the event is that A folds a hand that was winning against the bettor.
 - ``bet_behind``: A bets, raises or completes while B is still in the hand; the event is that
   A's cards are behind B's in both halves: chips put in that can only go to B if the cards
@@ -38,7 +38,7 @@ from ledger.evaluation import high, low
 from projections.protection.pairs import Occasion
 
 AGGRESSIVE = frozenset({"bet", "raise", "complete"})
-KINDS = ("soft_play", "bet_behind", "chips_passed")
+KINDS = ("soft_fold", "bet_behind", "chips_passed")
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ def occasions(hand: StudHandFacts) -> list[Occasion]:
         bettor = state.aggressor
         if bettor is not None and bettor != seat and bettor not in state.folded and \
                 state.last_ahead.get((seat, bettor)):
-            out.append(Occasion("soft_play", str(name(seat)), str(name(bettor)), hand.table,
+            out.append(Occasion("soft_fold", str(name(seat)), str(name(bettor)), hand.table,
                                 hand.hand_no, float(action == "fold"),
                                 weight=1.0 if action == "fold" else 0.0))
         if action in AGGRESSIVE:

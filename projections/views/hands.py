@@ -63,6 +63,7 @@ class Hands(View):
     description = "every hand: seats, cards, actions, results, rule ids"
     version = 4
     tables = ("proj_hands",)
+    added_columns = (("proj_hands", "dealer", "TEXT"),)
     ddl = (
         HANDS_DDL,
         "CREATE INDEX IF NOT EXISTS proj_hands_day ON {proj_hands} (gaming_day, table_code)",

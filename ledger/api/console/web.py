@@ -53,6 +53,7 @@ NAV = (
     ("/console/accounting", "Accounting", "/accounting"),
     ("/console/jackpot", "Jackpot", "/jackpot"),
     ("/console/coverage", "Coverage", "/coverage"),
+    ("/console/surveillance", "Surveillance", "/reports/surveillance"),
 )
 """Each page and the API route it is drawn from: a page is offered to the roles that route
 admits."""

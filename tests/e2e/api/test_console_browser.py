@@ -145,7 +145,7 @@ def shot(page: Any, name: str, *, full: bool = False) -> None:
 
 
 NAV = {
-    "auditor": ["Tables", "Hands", "Audit", "Accounting", "Jackpot", "Coverage"],
+    "auditor": ["Tables", "Hands", "Audit", "Accounting", "Jackpot", "Coverage", "Surveillance"],
     "accounting": ["Tables", "Accounting", "Jackpot", "Coverage"],
     "admin": ["Tables"],
     "device": ["Tables"],

@@ -34,7 +34,7 @@ def _hand() -> stud.StudHandFacts:
 
 def test_occasions_of_a_hand() -> None:
     found = stud.occasions(_hand())
-    soft = [o for o in found if o.kind == "soft_play"]
+    soft = [o for o in found if o.kind == "soft_fold"]
     assert [(o.actor, o.other, o.value) for o in soft] == [("ann", "bob", 1.0)]
     bets = [o for o in found if o.kind == "bet_behind"]
     assert {(o.actor, o.other, o.value) for o in bets} == {("bob", "ann", 1.0),
@@ -48,14 +48,14 @@ def test_pairs_stand_out_only_against_both_sides() -> None:
     out, Cy's folds do not make Cy a pair with anyone."""
     items = []
     for n in range(30):
-        items.append(Occasion("soft_play", "ann", "bob", "T", n, 1.0, 1.0))
-        items.append(Occasion("soft_play", "ann", "dan", "T", n, 0.0))
-        items.append(Occasion("soft_play", "ann", "eve", "T", n, 0.0))
-        items.append(Occasion("soft_play", "cy", "bob", "T", n, 1.0 if n % 3 else 0.0))
-        items.append(Occasion("soft_play", "cy", "dan", "T", n, 1.0 if n % 3 else 0.0))
-        items.append(Occasion("soft_play", "dan", "bob", "T", n, 0.0))
-        items.append(Occasion("soft_play", "eve", "bob", "T", n, 0.0))
-    results = {(t.actor, t.other): t for t in run_pair_tests("soft_play", items, counted=True)}
+        items.append(Occasion("soft_fold", "ann", "bob", "T", n, 1.0, 1.0))
+        items.append(Occasion("soft_fold", "ann", "dan", "T", n, 0.0))
+        items.append(Occasion("soft_fold", "ann", "eve", "T", n, 0.0))
+        items.append(Occasion("soft_fold", "cy", "bob", "T", n, 1.0 if n % 3 else 0.0))
+        items.append(Occasion("soft_fold", "cy", "dan", "T", n, 1.0 if n % 3 else 0.0))
+        items.append(Occasion("soft_fold", "dan", "bob", "T", n, 0.0))
+        items.append(Occasion("soft_fold", "eve", "bob", "T", n, 0.0))
+    results = {(t.actor, t.other): t for t in run_pair_tests("soft_fold", items, counted=True)}
     assert results[("ann", "bob")].result.p_value < 1e-6
     assert results[("ann", "bob")].hands[0] == ("T", 0)
     assert results[("cy", "dan")].result.p_value > 0.05
