@@ -14,9 +14,10 @@ four ranks (1,820 of them), each taken in ``prod C(n_r, k_r)`` ways where ``n_r`
 unseen cards of rank ``r``; the strength of ``u`` plus each multiset is a table made once. The
 hands where all four hidden cards share the up card's suit are flushes: for each set of four
 ranks whose cards of that suit are all unseen (at most 495 of them), one way moves from the rank
-strength to the flush strength. About a millisecond per decision, and decisions whose seen
-cards are the same up to a permutation of suits share one computation (an LRU cache keyed by the
-unseen cards per rank, the up card's rank, the seen ranks of its suit and the player's strength).
+strength to the flush strength. Well under a millisecond per decision
+(``ops/bench/surveillance.py --timing``), and decisions whose seen cards are the same up to a
+permutation of suits share one computation (an LRU cache keyed by the unseen cards per rank, the
+up card's rank, the seen ranks of its suit and the player's strength).
 
 Not modelled: the COM-7 cap on a hand's payouts (it depends on the other seats), and the meter's
 rounding for percentage jackpot awards (the caller passes the award the hand would get).

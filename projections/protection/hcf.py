@@ -3,16 +3,16 @@
 A player folds or raises (HCF-5) seeing seven cards. The DP's seven are any seven of the 45
 others: 45,379,620 equally likely hands, counted here exactly, not sampled.
 
-What decides every wager is two numbers of the DP's hand: its flush key (``length << 13 |
-rank mask`` of its best suit, HCF-4: larger is better, equal is a tie) and its straight-flush
-run key (``length << 4 | top rank``, HCF-10). Both are the best of four per-suit values, so
-"the DP's flush key is below ``t`` and its run key below ``r``" holds exactly when it holds in
-every suit. In one suit the DP takes a subset of the ranks the player does not hold; the
-subsets meeting both bounds, counted by size, make a polynomial, and the DP hands meeting them
-in all four suits are the coefficient of ``x^7`` in the product of the four polynomials (the
-same generating functions as :mod:`projections.reports.mathematics.hcf`, with the player's
-cards fixed). Bounds at the qualifying flush (HCF-8), the player's flush and the player's run
-cut the DP's hands into at most twelve cells, each homogeneous in every wager's result:
+What decides every wager is two numbers of the DP's hand: its flush key (``length << 13 | rank
+mask`` of its best suit, HCF-4: larger is better, equal is a tie) and its straight-flush run key
+(``length << 4 | top rank``, HCF-10). Both are the best of four per-suit values, so "the DP's
+flush key is below ``t`` and its run key below ``r``" holds exactly when it holds in every suit.
+In one suit the DP takes a subset of the ranks the player does not hold; the subsets meeting
+both bounds, counted by size, make a polynomial, and the DP hands meeting them in all four suits
+are the coefficient of ``x^7`` in the product of the four polynomials (the same generating
+functions as :mod:`projections.reports.mathematics.hcf`, with the player's cards fixed). Bounds
+at the qualifying flush (HCF-8), the player's flush and the player's run cut the DP's hands into
+at most twelve cells, each homogeneous in every wager's result:
 
 - the main wagers (HCF-8, HCF-9): the DP does not qualify (Ante 1-1, Raise pushes), or the
   player's flush is better (both win 1-1), equal (both push) or worse (both lose);
@@ -21,16 +21,17 @@ cut the DP's hands into at most twelve cells, each homogeneous in every wager's 
 
 A fold loses the Ante and both bonus wagers. A raise's result is linear in its size, so the best
 raise is always the smallest (1x Ante) or the largest the flush allows: the actions compared are
-the fold, those two raises, and the raise the player made when it is neither. About a
-millisecond per decision. Not modelled: the COM-7 cap, the HCF-12 coverage (a dead hand gets its
-wagers back), and the fee (HCF-13), which a player pays whether it folds or raises.
+the fold, those two raises, and the raise the player made when it is neither. A few milliseconds
+per decision (``ops/bench/surveillance.py --timing``). Not modelled: the COM-7 cap, the HCF-12
+coverage (a dead hand gets its wagers back), and the fee (HCF-13), which a player pays whether
+it folds or raises.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from math import comb
 
 import numpy as np
@@ -96,10 +97,18 @@ def keys(cards: Sequence[int]) -> tuple[int, int]:
 
 def dp_cells(player: Sequence[int], also_seen: Sequence[int] = ()) -> tuple[Cell, ...]:
     """The DP's hidden hands from the cards not seen (45, or fewer with ``also_seen``), in
-    cells against ``player``'s seven cards, each with its exact count."""
-    size, flush_key, run_key = _mask_tables()
+    cells against ``player``'s seven cards, each with its exact count. Hands alike up to a
+    permutation of suits share one computation (the suits' seen ranks, unordered, and the
+    player's two keys decide everything)."""
     mine_flush, mine_run = keys(player)
-    seen = ev.suit_masks((*player, *also_seen))
+    seen = tuple(sorted(ev.suit_masks((*player, *also_seen))))
+    return _cells(seen, mine_flush, mine_run, 52 - len(player) - len(also_seen))
+
+
+@lru_cache(maxsize=65_536)
+def _cells(seen: tuple[int, ...], mine_flush: int, mine_run: int,
+           unseen: int) -> tuple[Cell, ...]:
+    size, flush_key, run_key = _mask_tables()
     suits = []
     for mask in seen:
         subset = (np.arange(MASK_COUNT) & mask) == 0
@@ -121,8 +130,7 @@ def dp_cells(player: Sequence[int], also_seen: Sequence[int] = ()) -> tuple[Cell
             cells.append(Cell(qualifies=low_f >= QUALIFYING_KEY,
                               flush=_sign(mine_flush - low_f), run=_sign(mine_run - low_r),
                               count=count))
-    total = comb(52 - len(player) - len(also_seen), HAND)
-    assert sum(c.count for c in cells) == total, "the cells must cover every DP hand"
+    assert sum(c.count for c in cells) == comb(unseen, HAND), "the cells must cover every hand"
     return tuple(cells)
 
 
