@@ -30,11 +30,15 @@ class Planted:
     """A flag of any of these kinds finds it (a pair's in either order)."""
     players: tuple[str, ...] = ()
     dealer: str | None = None
+    ordered: bool = False
+    """The pair's order matters (a player and the DP whose hand it reads)."""
 
     def found_by(self, flag: Mapping[str, Any]) -> bool:
         """Whether ``flag`` (a flag of the surveillance report) names this cheat."""
+        players = (tuple(flag["players"]) == self.players if self.ordered
+                   else set(flag["players"]) == set(self.players))
         return (flag["kind"] in self.flag_kinds and flag["table"] in (self.table, None)
-                and set(flag["players"]) == set(self.players) and flag["dealer"] == self.dealer)
+                and players and flag["dealer"] == self.dealer)
 
 
 STUD_KINDS = ("stud_soft_fold", "stud_bet_behind", "stud_chips_passed")
@@ -46,7 +50,7 @@ PLANTED: tuple[Planted, ...] = (
     Planted("HCF-P", "high-card-flush", Cheat("hcf-dp-reader", ("player-02",)),
             ("hcf_hidden_hand",), players=("player-02",)),
     Planted("HCF-Q", "high-card-flush", Cheat("hcf-dp-reader", ("player-03", "player-01")),
-            ("hcf_dp_pair",), players=("player-03", "player-01")),
+            ("hcf_dp_pair",), players=("player-03", "player-01"), ordered=True),
     Planted("STUD-D", "stud-hilo", Cheat("stud-chip-dumpers", ("player-01", "player-02")),
             STUD_KINDS, players=("player-01", "player-02")),
     Planted("STUD-S", "stud-hilo", Cheat("stud-soft-players", ("player-01", "player-02")),

@@ -106,6 +106,13 @@ def test_cli_and_api_give_the_flags(tmp_path: Any) -> None:
                              env=env, timeout=300, check=False)
     assert refused.returncode == 2 and "[invalid_rate]" in refused.stderr
     assert refused.stdout == ""
+    for cheat, message in (("bogus", "write KIND:WHO"), ("csp-hole-carder:p1@2", "KIND:WHO"),
+                           ("chinese-partners:p1", "names 2 distinct players")):
+        bad = subprocess.run([sys.executable, "-m", "ledger", "simulate", "--game",
+                              "chinese-poker", "--hands", "1", "--cheat", cheat],
+                             capture_output=True, text=True, env=env, timeout=300, check=False)
+        assert bad.returncode == 2 and "[invalid_cheat]" in bad.stderr, bad.stderr
+        assert message in bad.stderr
     api = create_app(settings)
     auditor = api.state.tokens.create("auditor", label="t")[0]
     accounting = api.state.tokens.create("accounting", label="t")[0]
