@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -116,13 +116,21 @@ def _timing(decisions: int = 2_000) -> None:
     print("\n## Time per decision (exact; one process)\n")
     print("| game | hidden hands per decision | fresh ms | cached ms |")
     print("| --- | ---: | ---: | ---: |")
-    for label, hidden, run in (
-        ("Caribbean Stud (Play/fold)", "163,185", lambda d: caribbean.action_odds(
-            caribbean.dealer_counts(tuple(d[:5]), d[5]), 500, csp_config.play_paytable)),
-        ("High Card Flush (fold/raise)", "45,379,620", lambda d: hcf.action_odds(
-            d[:7], hcf.dp_cells(tuple(d[:7])), hcf.Stakes(500, 100, 100),
-            hcf_config.flush_bonus_paytable, hcf_config.straight_flush_bonus_paytable,
-            hcf.raise_sizes(d[:7], 500)))):
+
+    def csp_decision(d: list[int]) -> object:
+        counts = caribbean.dealer_counts(tuple(d[:5]), d[5])
+        return caribbean.action_odds(counts, 500, csp_config.play_paytable)
+
+    def hcf_decision(d: list[int]) -> object:
+        return hcf.action_odds(d[:7], hcf.dp_cells(tuple(d[:7])), hcf.Stakes(500, 100, 100),
+                               hcf_config.flush_bonus_paytable,
+                               hcf_config.straight_flush_bonus_paytable,
+                               hcf.raise_sizes(d[:7], 500))
+
+    runs: tuple[tuple[str, str, Callable[[list[int]], object]], ...] = (
+        ("Caribbean Stud (Play/fold)", "163,185", csp_decision),
+        ("High Card Flush (fold/raise)", "45,379,620", hcf_decision))
+    for label, hidden, run in runs:
         times = []
         for _ in range(2):
             started = time.perf_counter()
