@@ -85,6 +85,15 @@ class Store:
         return int(tx.scalar("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' "
                              "AND name = ?", (table,)) or 0) == 1
 
+    def has_column(self, tx: Tx, table: str, column: str) -> bool:
+        """Whether the table ``table`` (unqualified) of this store has the column ``column``."""
+        if self.postgres:
+            return int(tx.scalar("SELECT COUNT(*) AS n FROM information_schema.columns WHERE "
+                                 "table_schema = ? AND table_name = ? AND column_name = ?",
+                                 (self.schema, table, column)) or 0) == 1
+        return int(tx.scalar("SELECT COUNT(*) AS n FROM pragma_table_info(?) WHERE name = ?",
+                             (table, column)) or 0) == 1
+
     def fetchall(self, text: str, params: Params = ()) -> list[Row]:
         with self.transaction(commit=False) as tx:
             return tx.fetchall(text, params)

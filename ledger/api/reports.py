@@ -14,6 +14,7 @@ from fastapi import Depends, Query
 from ledger.api.auth import Principal, require
 from ledger.api.commands import CODE_PATH
 from ledger.api.reads import DAY_PATTERN, MONEY, TABLE, QueryDay, _get, reads
+from projections.protection.report import surveillance as surveillance_report
 from projections.read.queries import ReadModel
 from projections.reports.hold import hold_report
 from projections.reports.hold_days import hold_days
@@ -86,3 +87,23 @@ def inventory(
     """Per house-banked table and gaming day: opening and closing counts, fills, credits,
     drop, the win by inventory, the ledger's house win and the variance."""
     return inventory_report(read, period(day, first, last, month), table)
+
+
+@_get("/reports/surveillance", "Game protection: players, pairs and dealers flagged",
+      ("auditor",))
+def surveillance(
+    table: str | None = TABLE, day: QueryDay = None, first: str | None = FROM,
+    last: str | None = TO, month: str | None = MONTH,
+    rate: float = Query(0.05, gt=0, lt=1, description="The false discovery rate of the flags "
+                        "(Benjamini-Hochberg)."),
+    every: bool = Query(False, alias="all", description="Every test, not only the flags."),
+    _: Principal = Depends(require("auditor")),  # noqa: B008
+    read: ReadModel = Depends(reads),  # noqa: B008
+) -> list[dict[str, Any]]:
+    """The flags of the period (``ledger report surveillance``): each with ``kind``,
+    ``table``, ``players`` (one, or two for a pair), ``dealer`` (a dealer flag), ``statistic``,
+    ``p_value`` (adjusted), ``decisions`` or ``hands_tested``, and ``hands`` (the most
+    telling, each with its replay); with ``all=true`` every test, flagged or not."""
+    report = surveillance_report(read, period(day, first, last, month), table, rate=rate)
+    found: list[dict[str, Any]] = report["all"] if every else report["flags"]
+    return found

@@ -23,9 +23,9 @@ from eventsourcing.persistence import IntegrityError, Recording
 from ledger.access.keys import Keyring
 from ledger.access.principals import PrincipalStore, require_approver
 from ledger.access.signatures import applies_to, check_approval, moved_past, one_step_approval
-from ledger.domain.actors import Actor
+from ledger.domain.actors import DEALERS, Actor
 from ledger.domain.approval import Approval, named_approvers
-from ledger.domain.commands import CORRECTION_COMMANDS, Command, OpenTable
+from ledger.domain.commands import CORRECTION_COMMANDS, Command, OpenTable, SignInDealer
 from ledger.domain.errors import ConcurrencyError, LedgerError, StateConflict
 from ledger.domain.records import CORRECTIONS
 from ledger.logs import get_logger
@@ -246,6 +246,9 @@ class LedgerApp(LedgerStore):
                 approval = one_step_approval(self.keyring, command, bound, proposer=actor.id,
                                              register_version=register.version)
             approval = check_approval(register, command, approval, now=now)
+        elif isinstance(command, SignInDealer):  # DLR-1: a registered, active dealer
+            require_approver(self.principals.state(), command.dealer, rule="DLR-1",
+                             roles=DEALERS)
         try:
             for number, record in enumerate(records):
                 table.record(record, command.command_id, now, actor,

@@ -95,9 +95,10 @@ def add(
     principal_id: str = typer.Argument(..., metavar="ID", help="The id commands name (e.g. "
                                        "floor-ben): letters, digits, _.@-, at most 64."),
     name: str = typer.Option(..., "--name", help="The person's name."),
-    role: str = typer.Option(..., "--role", metavar="[floor|supervisor|admin]",
+    role: str = typer.Option(..., "--role", metavar="[floor|supervisor|admin|dealer]",
                              help="floor signs for the tray; supervisor and admin also approve "
-                             "configuration changes, voids and corrections."),
+                             "configuration changes, voids and corrections; dealer, floor and "
+                             "supervisor sign in to deal at a table (DLR-1)."),
     key_out: Path | None = KEY_OUT,
     public_key: str | None = PUBLIC_KEY,
     passphrase_file: Path | None = PASSPHRASE_FILE,

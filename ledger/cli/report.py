@@ -323,6 +323,78 @@ def players(
                            f"{_money(t['actual_win_minor'], cur):>11} {cur}")
 
 
+@report_app.command("surveillance")
+def surveillance(
+    day: str | None = DAY, first: str | None = FROM, last: str | None = TO,
+    month: str | None = MONTH,
+    table: str | None = typer.Option(None, "--table", help="Only this table."),
+    rate: float = typer.Option(0.05, "--rate", help="The false discovery rate of the flags "
+                               "(Benjamini-Hochberg), between 0 and 1."),
+    every: bool = typer.Option(False, "--all", help="Every test, not only the flags."),
+    as_json: bool = JSON,
+    database_url: str | None = DATABASE_OPTION,
+) -> None:
+    """Game protection: the players, pairs and dealers whose results the cards and the rules
+    cannot explain. Caribbean Stud and High Card Flush decisions against the hidden cards
+    (the information test, with each player's decision cost), Stud Hi/Lo and Chinese Poker
+    pairs, and each dealer's hold, rake, voids and corrections; every test's p-value adjusted
+    together (Benjamini-Hochberg at --rate). JSON: the list of flags (with --all, of every
+    test), each with kind, table, players, dealer, statistic, p_value (adjusted), decisions or
+    hands_tested, and the most telling hands."""
+    from ledger.cli.projections import catch_up
+    from projections.protection.report import check_rate
+    from projections.protection.report import surveillance as run
+    from projections.read.fleet import read_model
+
+    chosen = _period(day, first, last, month)
+    with handle_errors():
+        check_rate(rate)
+    with ledger_app(database_url, reading=True) as ledger, _hands_progress() as progress:
+        catch_up(ledger)
+        report = run(read_model(ledger), chosen, table, rate=rate, progress=progress)
+    shown = report["all"] if every else report["flags"]
+    if as_json:
+        typer.echo(json.dumps(shown, indent=2))
+        return
+    period_text = f"{report['period']['from']} to {report['period']['to']}"
+    typer.echo(f"surveillance {period_text}: {report['hands']} hands, {report['tests']} tests, "
+               f"{len(report['flags'])} flagged at a false discovery rate of {rate:g}")
+    for test in shown:
+        who = ", ".join(test["players"]) or f"dealer {test['dealer']}"
+        size = (f"{test['decisions']} decisions" if test["decisions"] is not None
+                else f"{test['hands_tested']} hands")
+        mark = "FLAG " if test["flagged"] else ""
+        typer.echo(f"{mark}{test['kind']:<22} {test['table'] or '(all tables)':<12} {who:<30} "
+                   f"z {test['statistic']:>7.2f}  p {test['p_value']:.3g}  {size}")
+        if test["kind"] in ("csp_hidden_cards", "hcf_hidden_hand"):
+            d = test["detail"]
+            typer.echo(f"    best {d['best']} of {test['decisions']} (expected "
+                       f"{d['expected_best']}); result z {d['result_z']}; decision cost "
+                       f"{_money(d['decision_cost_minor'])} "
+                       f"({_money(round(d['decision_cost_per_decision_minor']))} a decision)")
+        if test["hands"]:
+            hands = ", ".join(f"{h['table']}#{h['hand_no']}" for h in test["hands"])
+            typer.echo(f"    hands: {hands}")
+
+
+@contextmanager
+def _hands_progress() -> Iterator[Any]:
+    """``progress(done, total)`` drawn as a bar on a terminal (hands read); silent otherwise."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(TextColumn("hands"), BarColumn(), MofNCompleteColumn(),
+                  console=err_console, transient=True) as bar:
+        task = bar.add_task("hands", total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance
+
+
 def _by_currency(tables: list[dict[str, Any]], currencies: dict[str, str]
                  ) -> dict[str, dict[str, Any]]:
     """A player's figures summed per currency of the tables played (amounts of different

@@ -23,12 +23,14 @@ from pydantic import BaseModel, ConfigDict
 from ledger.domain.commands import PLAYER_PATTERN
 from ledger.domain.errors import InvalidInput
 
-PrincipalRole = Literal["floor", "supervisor", "admin"]
+PrincipalRole = Literal["floor", "supervisor", "admin", "dealer"]
 PRINCIPAL_ROLES: tuple[str, ...] = get_args(PrincipalRole)
 APPROVERS: tuple[str, ...] = ("supervisor", "admin")
 """Who approves configuration changes and voids by default."""
 SIGNERS: tuple[str, ...] = ("floor", "supervisor", "admin")
 """Who may sign for the tray's chips (INV-1..3)."""
+DEALERS: tuple[str, ...] = ("dealer", "floor", "supervisor")
+"""Who may sign in to deal at a table (DLR-1)."""
 _ID = re.compile(PLAYER_PATTERN)
 
 

@@ -95,6 +95,20 @@ class UnseatPlayer(Command):
     reason: Reason = "left"
 
 
+class SignInDealer(Command):
+    """DLR-1: a dealer (a registered principal) takes the table between hands; a dealer on duty
+    is relieved."""
+
+    dealer: str = Field(pattern=PLAYER_PATTERN)
+
+
+class SignOutDealer(Command):
+    """DLR-1: the dealer on duty leaves the table between hands."""
+
+    dealer: str = Field(pattern=PLAYER_PATTERN)
+    reason: Reason = "signed out"
+
+
 class BuyIn(Command):
     """Chips from the cage to a seated player's stack (never during a hand, COM-3)."""
 
@@ -272,6 +286,8 @@ AnyCommand = (
     | ChangeConfig
     | SeatPlayer
     | UnseatPlayer
+    | SignInDealer
+    | SignOutDealer
     | BuyIn
     | CashOut
     | StartHand
@@ -295,6 +311,8 @@ _NAMES: dict[type[Command], str] = {
     ChangeConfig: "change_config",
     SeatPlayer: "seat_player",
     UnseatPlayer: "unseat_player",
+    SignInDealer: "sign_in_dealer",
+    SignOutDealer: "sign_out_dealer",
     BuyIn: "buy_in",
     CashOut: "cash_out",
     StartHand: "start_hand",

@@ -95,6 +95,19 @@ class PlayerUnseated(Record):
     reason: str = "left"
 
 
+class DealerSignedIn(Record):
+    """DLR-1: ``dealer`` (a registered principal) deals at the table from now on."""
+
+    dealer: str
+
+
+class DealerSignedOut(Record):
+    """DLR-1: ``dealer`` no longer deals at the table (``relieved`` when another took over)."""
+
+    dealer: str
+    reason: str = "signed out"
+
+
 class ChipsBoughtIn(Record):
     seat: int
     player: str
@@ -165,6 +178,8 @@ class HandStarted(HandRecord):
     deck_commitment: str | None = None
     sealed_deck: str | None = None
     transfers: tuple[Transfer, ...] = ()
+    dealer: str | None = None
+    """DLR-2: the dealer on duty when the hand started (None: nobody had signed in)."""
 
 
 class RoleOffered(HandRecord):

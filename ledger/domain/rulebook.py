@@ -15,8 +15,8 @@ from pathlib import Path
 from ledger.domain.errors import LedgerError, NotFound
 
 BOOK = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
-RULE_ID = re.compile(r"^(COM|HCF|CSP|CHP|STUD8|COR)-(\d+)$")
-_ITEM = re.compile(r"^- ((?:COM|HCF|CSP|CHP|STUD8|COR)-\d+) (.*)$")
+RULE_ID = re.compile(r"^(COM|HCF|CSP|CHP|STUD8|COR|DLR)-(\d+)$")
+_ITEM = re.compile(r"^- ((?:COM|HCF|CSP|CHP|STUD8|COR|DLR)-\d+) (.*)$")
 
 
 @dataclass(frozen=True)

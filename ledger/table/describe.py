@@ -48,6 +48,10 @@ def describe(event: object, currency: str | None = None, game: str | None = None
         return [f"seat {event.seat}: {event.player} sits down"]
     if isinstance(event, r.PlayerUnseated):
         return [f"seat {event.seat}: {event.player} leaves ({event.reason})"]
+    if isinstance(event, r.DealerSignedIn):
+        return [f"dealer {event.dealer} signs in (DLR-1)"]
+    if isinstance(event, r.DealerSignedOut):
+        return [f"dealer {event.dealer} signs out ({event.reason}, DLR-1)"]
     if isinstance(event, r.ChipsBoughtIn):
         return [
             f"seat {event.seat}: {event.player} buys {money(event.amount)} ({event.kind})"
@@ -68,6 +72,8 @@ def describe(event: object, currency: str | None = None, game: str | None = None
         ]
         if event.button is not None:
             lines[0] += f"; button at seat {event.button}"
+        if event.dealer is not None:
+            lines[0] += f"; dealer {event.dealer} (DLR-2)"
         if event.deck_commitment:
             lines.append(f"deck commitment sha256 {event.deck_commitment} (COM-8)")
         return lines

@@ -160,6 +160,14 @@ class PlayerUnseated(TableEvent, r.PlayerUnseated):
     pass
 
 
+class DealerSignedIn(TableEvent, r.DealerSignedIn):
+    pass
+
+
+class DealerSignedOut(TableEvent, r.DealerSignedOut):
+    pass
+
+
 class ChipsBoughtIn(TableEvent, r.ChipsBoughtIn):
     pass
 

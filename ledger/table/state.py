@@ -36,6 +36,8 @@ from ledger.domain.commands import (
     Reveal,
     SeatPlayer,
     Settle,
+    SignInDealer,
+    SignOutDealer,
     StartHand,
     UnseatPlayer,
     VoidHand,
@@ -55,6 +57,8 @@ from ledger.domain.records import (
     ChipsBoughtIn,
     ChipsCashedOut,
     ConfigChanged,
+    DealerSignedIn,
+    DealerSignedOut,
     Dealt,
     HandRecord,
     HandStarted,
@@ -98,6 +102,8 @@ class TableState:
         self.hand_players: list[str] = []
         """The players dealt into the hand in progress (whatever seat they sit at now)."""
         self.sealed_deck: str | None = None
+        self.dealer: str | None = None
+        """DLR-1: the dealer on duty (None: nobody signed in)."""
         accounts.apply_transfers(self.balances, opened.transfers)
 
     # --- reading ------------------------------------------------------------------------
@@ -252,7 +258,39 @@ class TableState:
             raise StateConflict(
                 "player_already_seated", f"{cmd.player} is already seated", player=cmd.player
             )
+        if cmd.player == self.dealer:
+            raise RuleViolation(
+                "dealer_cannot_play", f"{cmd.player} deals at {self.code} and cannot play at "
+                "it (DLR-1)", player=cmd.player, rule="DLR-1")
         return [PlayerSeated(seat=cmd.seat, player=cmd.player)]
+
+    def _sign_in(self, cmd: SignInDealer, keeper: DeckKeeper) -> list[Record]:
+        self._between_hands("change dealers")
+        if cmd.dealer == self.dealer:
+            raise StateConflict("dealer_on_duty", f"{cmd.dealer} already deals at {self.code}",
+                                dealer=cmd.dealer, rule="DLR-1")
+        if cmd.dealer in self.seats.values():
+            raise RuleViolation("dealer_cannot_play", f"{cmd.dealer} plays at {self.code} and "
+                                "cannot deal at it (DLR-1)", dealer=cmd.dealer, rule="DLR-1")
+        records: list[Record] = []
+        if self.dealer is not None:
+            records.append(DealerSignedOut(dealer=self.dealer, reason="relieved"))
+        return [*records, DealerSignedIn(dealer=cmd.dealer)]
+
+    def _sign_out(self, cmd: SignOutDealer, keeper: DeckKeeper) -> list[Record]:
+        self._between_hands("change dealers")
+        if cmd.dealer != self.dealer:
+            on_duty = "nobody" if self.dealer is None else self.dealer
+            raise StateConflict("dealer_not_on_duty", f"{cmd.dealer} does not deal at "
+                                f"{self.code} ({on_duty} does)", dealer=cmd.dealer,
+                                rule="DLR-1")
+        return [DealerSignedOut(dealer=cmd.dealer, reason=cmd.reason)]
+
+    def _between_hands(self, what: str) -> None:
+        if self.hand is not None:
+            raise StateConflict("hand_in_progress", f"hand {self.hand_no} is in progress: "
+                                f"{what} between hands (DLR-1)", hand=self.hand_no,
+                                rule="DLR-1")
 
     def _unseat(self, cmd: UnseatPlayer, keeper: DeckKeeper) -> list[Record]:
         player = self._player_at(cmd.seat)
@@ -309,7 +347,8 @@ class TableState:
         if not isinstance(first, HandStarted):  # pragma: no cover - a game bug
             raise TypeError(f"{self.game.name}.start must begin with HandStarted")
         source = self.config.card_source
-        update: dict[str, Any] = {"card_source": source, "config_version": self.config_version}
+        update: dict[str, Any] = {"card_source": source, "config_version": self.config_version,
+                                  "dealer": self.dealer}
         if source != "recorded":
             deck, salt = (keeper.new_deck() if source == "rng"
                           else seeded_deck(self._seed(), self.code, self.hand_no + 1))
@@ -458,6 +497,10 @@ class TableState:
             self.seats[record.seat] = record.player
         elif isinstance(record, PlayerUnseated):
             self.seats.pop(record.seat, None)
+        elif isinstance(record, DealerSignedIn):
+            self.dealer = record.dealer
+        elif isinstance(record, DealerSignedOut):
+            self.dealer = None
         elif isinstance(record, ConfigChanged):
             self.config = self.game.config_type.model_validate(record.config)
             self.config_version = record.config_version
@@ -514,6 +557,7 @@ class TableState:
             "hand_cards": list(self.hand_cards),
             "hand_players": list(self.hand_players),
             "sealed_deck": self.sealed_deck,
+            "dealer": self.dealer,
         }
 
     @classmethod
@@ -538,6 +582,7 @@ class TableState:
         state.hand_cards = list(data["hand_cards"])
         state.hand_players = list(data.get("hand_players", []))
         state.sealed_deck = data["sealed_deck"]
+        state.dealer = data.get("dealer")
         return state
 
 
@@ -545,6 +590,8 @@ _HANDLERS: dict[type[Command], Any] = {
     ChangeConfig: TableState._change_config,
     SeatPlayer: TableState._seat,
     UnseatPlayer: TableState._unseat,
+    SignInDealer: TableState._sign_in,
+    SignOutDealer: TableState._sign_out,
     BuyIn: TableState._buy_in,
     CashOut: TableState._cash_out,
     StartHand: TableState._start,

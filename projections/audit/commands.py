@@ -36,6 +36,8 @@ from ledger.domain.commands import (
     SeatPlayer,
     Settle,
     SettleOwed,
+    SignInDealer,
+    SignOutDealer,
     StartHand,
     UnseatPlayer,
     VoidHand,
@@ -70,6 +72,10 @@ def command_for(
                      reason=first.reason)
     if r.PlayerSeated in isa:
         return _made(SeatPlayer, base, seat=first.seat, player=first.player)
+    if r.DealerSignedIn in ancestry(last.__class__):
+        return _made(SignInDealer, base, dealer=last.dealer)  # may begin with a relief (DLR-1)
+    if r.DealerSignedOut in isa:
+        return _made(SignOutDealer, base, dealer=first.dealer, reason=first.reason)
     if r.ChipsBoughtIn in isa:
         return _made(BuyIn, base, seat=first.seat, amount=first.amount, kind=first.kind)
     if r.ChipsCashedOut in isa:

@@ -23,7 +23,8 @@ ENVELOPE = set(EVENT_ENVELOPE)
 NOT_RECOMPUTED = {"sealed_deck", "deck", "salt"}
 KINDS: dict[type[BaseModel], str] = {
     r.TableOpened: "table_open", r.ConfigChanged: "config", r.PlayerSeated: "seat",
-    r.PlayerUnseated: "unseat", r.ChipsBoughtIn: "buy_in", r.ChipsCashedOut: "cash_out",
+    r.PlayerUnseated: "unseat", r.DealerSignedIn: "dealer_sign_in",
+    r.DealerSignedOut: "dealer_sign_out", r.ChipsBoughtIn: "buy_in", r.ChipsCashedOut: "cash_out",
     r.HandStarted: "hand_start", r.RoleOffered: "offer", r.WagerPlaced: "wager",
     r.CardsDealt: "deal", r.PlayerActed: "action", r.CardsRevealed: "reveal",
     r.HandSettled: "settlement", r.HandVoided: "void", r.HandCancelled: "cancel",

@@ -133,6 +133,10 @@ class View:
     """Bump when the view's tables or rules change: stored rows then need a rebuild."""
     tables: ClassVar[tuple[str, ...]]
     ddl: ClassVar[tuple[str, ...]]
+    added_columns: ClassVar[tuple[tuple[str, str, str], ...]] = ()
+    """Columns added to the view's tables after they were first made, ``(table, column, SQL
+    type)``: the runner's setup adds those a store made earlier lacks (the view's version is
+    bumped too, so its rows are rebuilt)."""
 
     keeping = False
     """Set while a rebuild reads the log straight through (:meth:`projections.views.runner.Runner.

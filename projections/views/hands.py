@@ -7,11 +7,11 @@ rule ids, transfers, jackpot lines, coverage with what each seat paid in and was
 the uncalled bet returned, points, rake, and each seat's result: ``ledger.domain.results``), the
 rules the hand cites (``rules``), the revealed deck, who started and ended the hand and who
 sent each decision (the events' actors: ``token:<id> (role, label)`` or ``cli:<name>
-(unauthenticated command line)``), and totals: chips wagered (moved from stacks into wager spots and
-pots; in Chinese Poker the stakes put in play), rake (the rake account's change over the hand),
-jackpot contributions and awards, the house's result (its account's change) and the designated
-player's (HCF-14), and what caps withheld. Cards are written ``As``; amounts are integer minor
-units.
+(unauthenticated command line)``), the dealer on duty (DLR-2), and totals: chips wagered (moved from
+stacks into wager spots and pots; in Chinese Poker the stakes put in play), rake (the rake account's
+change over the hand), jackpot contributions and awards, the house's result (its account's change)
+and the designated player's (HCF-14), and what caps withheld. Cards are written ``As``; amounts are
+integer minor units.
 
 ``proj_hand_paid_rules`` holds, per ended hand, the rules under which its ending paid (one row
 per rule, :func:`paid_rules`): what ``ledger hands --rule`` searches.
@@ -45,7 +45,7 @@ HANDS_DDL = (
     "rules TEXT NOT NULL, wagered_minor BIGINT NOT NULL, rake_minor BIGINT NOT NULL, "
     "jackpot_contributions_minor BIGINT NOT NULL, jackpot_awards_minor BIGINT NOT NULL, "
     "house_result_minor BIGINT NOT NULL, dp_result_minor BIGINT, withheld_minor BIGINT NOT NULL, "
-    "PRIMARY KEY (table_code, hand_no))"
+    "dealer TEXT, PRIMARY KEY (table_code, hand_no))"
 )
 JSON_COLUMNS = ("seats_json", "cards_json", "actions_json", "reveals_json", "result_json")
 COLUMNS = (
@@ -53,7 +53,7 @@ COLUMNS = (
     "dp_seat", "card_source", "config_version", "deck_commitment", "first_version",
     "last_version", "players", *JSON_COLUMNS, "rules", "wagered_minor", "rake_minor",
     "jackpot_contributions_minor", "jackpot_awards_minor", "house_result_minor",
-    "dp_result_minor", "withheld_minor",
+    "dp_result_minor", "withheld_minor", "dealer",
 )
 PAID_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_hand_paid_rules} (table_code TEXT NOT NULL, "
@@ -75,6 +75,7 @@ class Hands(View):
     description = "every hand: seats, cards, actions, results, rule ids"
     version = 4
     tables = ("proj_hands", "proj_hand_paid_rules")
+    added_columns = (("proj_hands", "dealer", "TEXT"),)
     ddl = (
         HANDS_DDL,
         PAID_DDL,
@@ -185,6 +186,7 @@ def _started(item: Item, event: r.HandStarted) -> dict[str, Any]:
         "rules": set(), "wagered_minor": 0, "rake_minor": 0,
         "jackpot_contributions_minor": 0, "jackpot_awards_minor": 0,
         "house_result_minor": 0, "dp_result_minor": None, "withheld_minor": 0,
+        "dealer": event.dealer,
     }
     _money(row, item)
     row["result_json"] = {TALLY: None, "started_by": _actor(item)}

@@ -151,6 +151,9 @@ class Runner:
                 for view in self.views:
                     for statement in view.ddl:
                         tx.execute(statement)
+                    for table, column, kind in view.added_columns:
+                        if not self.store.has_column(tx, table, column):
+                            tx.execute(f"ALTER TABLE {{{table}}} ADD COLUMN {column} {kind}")
                     tx.execute(
                         "INSERT INTO {proj_tracking} (view, position, fingerprint, updated_at) "
                         "VALUES (?, 0, ?, ?) ON CONFLICT (view) DO NOTHING",

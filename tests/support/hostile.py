@@ -173,6 +173,7 @@ QUERY_ROUTES: dict[str, list[str]] = {
     "/accounting": ["table", "day"],
     "/reports/hold": ["table", "day", "from", "to", "month"],
     "/reports/players": ["player", "day", "month"],
+    "/reports/surveillance": ["table", "day", "from", "to", "month", "rate", "all"],
     "/audit/verify": ["table", "day"],
     f"/exports/hands/{'2026-01-01'}": ["format", "table"],
     f"/tables/{HAND}": ["public"],

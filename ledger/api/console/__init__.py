@@ -42,12 +42,19 @@ HEADERS = (
 
 def install(app: FastAPI) -> None:
     """Add the console's pages, its assets and its security headers to the API."""
-    from ledger.api.console import approval_pages, audit_pages, money_pages, pages
+    from ledger.api.console import (
+        approval_pages,
+        audit_pages,
+        money_pages,
+        pages,
+        protection_pages,
+    )
 
     app.include_router(pages.router)
     app.include_router(approval_pages.router)
     app.include_router(money_pages.router)
     app.include_router(audit_pages.router)
+    app.include_router(protection_pages.router)
     app.mount("/console/static", StaticFiles(directory=HERE / "static"), name="console-static")
 
     @app.get("/", include_in_schema=False)

@@ -54,6 +54,7 @@ NAV = (
     ("/console/jackpot", "Jackpot", "/jackpot"),
     ("/console/coverage", "Coverage", "/coverage"),
     ("/console/approvals", "Approvals", "/proposals"),
+    ("/console/surveillance", "Surveillance", "/reports/surveillance"),
 )
 """Each page and the API route it is drawn from: a page is offered to the roles that route
 admits."""

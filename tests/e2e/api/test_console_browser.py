@@ -145,7 +145,8 @@ def shot(page: Any, name: str, *, full: bool = False) -> None:
 
 
 NAV = {
-    "auditor": ["Tables", "Hands", "Audit", "Accounting", "Jackpot", "Coverage", "Approvals"],
+    "auditor": ["Tables", "Hands", "Audit", "Accounting", "Jackpot", "Coverage", "Approvals",
+                "Surveillance"],
     "accounting": ["Tables", "Accounting", "Jackpot", "Coverage"],
     "admin": ["Tables", "Approvals"],
     "device": ["Tables"],

@@ -155,7 +155,7 @@ def test_ledger_rules_prints_a_rule_and_lists_the_book() -> None:
     listed = subprocess.run([ledger, "rules", "--json"], capture_output=True, text=True,
                             check=False)
     ids = [r["id"] for r in __import__("json").loads(listed.stdout)]
-    assert len(ids) == 56 and ids[0] == "COM-1" and "STUD8-11" in ids
+    assert len(ids) == 58 and ids[0] == "COM-1" and "DLR-2" in ids
     bad = subprocess.run([ledger, "rules", "XYZ-1"], capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "[unknown_rule]" in bad.stderr
 

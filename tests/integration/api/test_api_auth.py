@@ -215,6 +215,7 @@ READS: dict[str, tuple[str, ...]] = {
     "/exports/workbook?day=2026-01-01": ("auditor", "accounting"),
     "/reports/players?month=2026-01": ("auditor", "accounting"),
     "/reports/inventory?day=2026-01-01": ("auditor", "accounting"),
+    "/reports/surveillance?day=2026-01-01": ("auditor",),
     "/rules": ("admin", "auditor", "accounting", "device"),
     "/rules/COM-6": ("admin", "auditor", "accounting", "device"),
 }

@@ -270,7 +270,7 @@ def test_what_a_device_may_not_open_and_the_rule_book(
     rule = client.get("/rules/com-6", headers=bearer(tokens.device))
     assert rule.status_code == 200 and rule.json()["id"] == "COM-6"
     assert "whoever's turn it is" in rule.json()["text"]
-    assert len(client.get("/rules", headers=bearer(tokens.device)).json()) == 56
+    assert len(client.get("/rules", headers=bearer(tokens.device)).json()) == 58
     missing = client.get("/rules/COM-99", headers=bearer(tokens.device))
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "unknown_rule"
 
