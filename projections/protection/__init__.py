@@ -8,5 +8,7 @@ explain.
 - :mod:`.pairs`: the pair tests; :mod:`.stats`: the information test, decision quality and the
   control of false discoveries.
 
-Pure functions over plain values: nothing here reads the store.
+Pure functions over plain values: nothing here reads the store. It may use the evaluators, the
+games' configurations, the paytable mathematics (``projections.reports.mathematics``), the
+vocabulary and scipy; the report (``report``) reads the views through ``projections.read``.
 """
