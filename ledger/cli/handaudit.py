@@ -76,6 +76,8 @@ def compact_lines(replay: Any, width: int, *, results: Any = None,
             f"  by {step.actor}" if step.actor else "") + (
             f"  rules {', '.join(step.rules)}" if step.rules else "")
         out.append(head.ljust(width - len(verdict) - 1) + " " + verdict)
+        if getattr(step, "approval", None):  # who signed it: always shown (COM-4, COR-4 ...)
+            out.append(f"     {step.approval}")
         found = differences(step.recorded, step.recomputed)
         if not found:
             out.extend(f"     {line}" for line in step.recorded if MOVEMENT not in line)
