@@ -150,7 +150,7 @@ def test_reads_go_to_the_read_store_and_commands_to_the_primary(
             standby.start()
         # Back by itself, with what was written while the standby was down.
         head = client.get("/projections", headers=auditor).json()[0]["head"]
-        assert views_at(client, auditor, head).json()[0]["hand_no"] == 1
+        assert views_at(client, auditor, head).json()["items"][0]["hand_no"] == 1
         assert client.get("/ready").status_code == 200
         audit = cli("audit", "verify")
         assert audit.returncode == 0, audit.stdout + audit.stderr
