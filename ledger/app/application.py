@@ -12,6 +12,8 @@ import hashlib
 import json
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
@@ -257,13 +259,10 @@ class LedgerApp(LedgerStore):
         """The table a command decides on: the cached one as it stands (its save checks that
         nothing was appended since), or, ``fresh``, brought forward with the events stored
         since its version (loaded from the store when not cached)."""
-        cache = self.repository.cache
-        if not fresh and cache is not None:
-            try:
-                return cache.get(tid)  # type: ignore[return-value]
-            except KeyError:
-                pass
-        before = _cached_version(cache, tid)
+        cached = _cached(self.repository.cache, tid)
+        if cached is not None and not fresh:
+            return cached
+        before = None if cached is None else cached.version
         table = self.load(code)
         if before is not None and table.version > before:
             self._shared_at[tid] = time.monotonic()  # another process wrote to it
@@ -314,6 +313,21 @@ class LedgerApp(LedgerStore):
             self._evict(tid)
             raise
         return table
+
+    @contextmanager
+    def as_left(self, result: CommandResult) -> Iterator[Table]:
+        """The table as ``result``'s command left it, under its lock: the cached table when it
+        still stands at the command's version (no read: the save has just written it), else
+        as :meth:`peeking` reads it (a repeated command's table, brought forward)."""
+        tid = table_id(result.table)
+        if not result.replayed:
+            with self._table_lock(tid):
+                cached = _cached(self.repository.cache, tid)
+                if cached is not None and cached.version == result.table_version:
+                    yield cached
+                    return
+        with self.peeking(result.table) as table:
+            yield table
 
     def check_proposal(self, command: Command) -> dict[str, Any]:
         """What a proposal of ``command`` is bound to (``applies_to``), once the rules accept
@@ -425,11 +439,12 @@ class LedgerApp(LedgerStore):
                 log.warning("snapshot_failed", table_id=str(aggregate.id), error=str(exc))
 
 
-def _cached_version(cache: Any, tid: UUID) -> int | None:
+def _cached(cache: Any, tid: UUID) -> Table | None:
+    """The table in the aggregate cache as it stands (None: not cached)."""
     if cache is None:
         return None
     try:
-        version: int = cache.get(tid).version
+        table: Table = cache.get(tid)
     except KeyError:
         return None
-    return version
+    return table
