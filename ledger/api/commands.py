@@ -172,7 +172,7 @@ def run(request: Request, who: Principal, spec: Endpoint, code: str, body: BaseM
         raise public from None
     metrics.command(name, "replayed" if result.replayed else "appended")
     answer = result.as_dict()
-    with ledger.peeking(command.table) as table:
+    with ledger.as_left(result) as table:  # no read: the table the command just saved
         full = sees_all_cards(who, table)
         answer["hand_no"] = table.state.hand_no
         answer["step"] = visible_step(table.state.next_step(), who, full).model_dump(mode="json")

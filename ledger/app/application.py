@@ -12,6 +12,8 @@ import hashlib
 import json
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
@@ -139,6 +141,8 @@ class LedgerApp(LedgerStore):
             self.principals.register.ensure_epoch()
         except Exception as exc:  # a user that may only read: the register stays as it is
             log.debug("register_epoch_not_written", error=str(exc).splitlines()[0][:200])
+        self._shared_at: dict[UUID, float] = {}
+        """Tables another process wrote to, and when this process last saw it."""
 
     # --- commands -----------------------------------------------------------------------
 
@@ -186,14 +190,28 @@ class LedgerApp(LedgerStore):
         # The command log is checked only when something fails: a repeated command id either
         # fails to validate again or fails to insert its log row, and then the first answer is
         # returned. The common path costs no extra query.
+        #
+        # No read before the save (issue 29): the command is decided on the cached table, and
+        # the save's optimistic check (the events' versions are unique per table) catches a
+        # table another process moved; then the table is loaded again and the command decided
+        # again. A refusal decided on a cached table that another process has since moved is
+        # decided again on the table brought forward. A table another process writes to as
+        # well (a clash or a fast-forward that found its events, in the last few seconds) is
+        # brought forward before each decision instead (one indexed read, as a read is), so
+        # that alternating writers do not each lose one attempt per command.
         for attempt in range(self.settings.command_retries):
             now = datetime.now(UTC)
+            fresh = attempt > 0 or self._shared(tid)
+            decided_on: list[int] = []
             try:
-                table = self._decide(command, tid, now, actor, approval)
+                table = self._decide(command, tid, now, actor, approval, fresh=fresh,
+                                     decided_on=decided_on)
             except LedgerError:
                 prior = self._recall(command, tid, payload)
                 if prior is not None:
                     return prior
+                if not fresh and decided_on and self._moved_since(tid, decided_on[0]):
+                    continue  # refused on a stale table: decide again on the table as it is
                 raise
             events = table.pending_events
             result = CommandResult.of(command, table, events)
@@ -205,10 +223,13 @@ class LedgerApp(LedgerStore):
                 prior = self._recall(command, tid, payload)
                 if prior is not None:
                     return prior
-                # Exponential backoff with jitter: a writer whose cache is warm can win every
-                # race while it has work, so the loser waits longer each time (at most 50 ms)
-                # and gets in between bursts instead of losing all its attempts to one.
-                time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+                self._shared_at[tid] = time.monotonic()
+                if attempt > 0:
+                    # Exponential backoff with jitter: a writer whose cache is warm can win
+                    # every race while it has work, so the loser waits longer each time (at
+                    # most 50 ms) and gets in between bursts instead of losing all its attempts
+                    # to one. The first clash is a stale cache more often than a race: no wait.
+                    time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
                 continue
             except BaseException:
                 self._evict(tid)
@@ -220,16 +241,51 @@ class LedgerApp(LedgerStore):
             attempts=self.settings.command_retries,
         )
 
+    SHARED_FOR_S = 5.0
+    """How long a table stays brought forward before each command after this process last
+    saw another process write to it."""
+
+    def _shared(self, tid: UUID) -> bool:
+        """Whether another process wrote to the table lately (seen by this process)."""
+        seen = self._shared_at.get(tid)
+        if seen is None:
+            return False
+        if time.monotonic() - seen < self.SHARED_FOR_S:
+            return True
+        self._shared_at.pop(tid, None)
+        return False
+
+    def _for_command(self, code: str, tid: UUID, *, fresh: bool) -> Table:
+        """The table a command decides on: the cached one as it stands (its save checks that
+        nothing was appended since), or, ``fresh``, brought forward with the events stored
+        since its version (loaded from the store when not cached)."""
+        cached = _cached(self.repository.cache, tid)
+        if cached is not None and not fresh:
+            return cached
+        before = None if cached is None else cached.version
+        table = self.load(code)
+        if before is not None and table.version > before:
+            self._shared_at[tid] = time.monotonic()  # another process wrote to it
+        return table
+
+    def _moved_since(self, tid: UUID, version: int) -> bool:
+        """Whether the store holds events of the table after ``version``."""
+        return bool(self.recorder.select_events(tid, gt=version, limit=1))
+
     def _decide(self, command: Command, tid: UUID, now: datetime, actor: Actor,
-                approval: Approval | None = None) -> Table:
-        """The table with the command's events appended in memory (not yet saved)."""
+                approval: Approval | None = None, *, fresh: bool = True,
+                decided_on: list[int] | None = None) -> Table:
+        """The table with the command's events appended in memory (not yet saved); the
+        version it was decided on is appended to ``decided_on``."""
         if isinstance(command, OpenTable):
             if self._exists(tid):
                 raise StateConflict("table_exists", f"table {command.table} is already open")
             table = Table.open(TableState.open(command), command.command_id, now, actor)
             self._check_seeded(table, command)
             return table
-        table = self.load(command.table)
+        table = self._for_command(command.table, tid, fresh=fresh)
+        if decided_on is not None:
+            decided_on.append(table.version)
         self._check_seeded(table, command)
         approved = bool(named_approvers(command))
         bound = applies_to(command, table.version, table.state) if approved else {}
@@ -257,6 +313,21 @@ class LedgerApp(LedgerStore):
             self._evict(tid)
             raise
         return table
+
+    @contextmanager
+    def as_left(self, result: CommandResult) -> Iterator[Table]:
+        """The table as ``result``'s command left it, under its lock: the cached table when it
+        still stands at the command's version (no read: the save has just written it), else
+        as :meth:`peeking` reads it (a repeated command's table, brought forward)."""
+        tid = table_id(result.table)
+        if not result.replayed:
+            with self._table_lock(tid):
+                cached = _cached(self.repository.cache, tid)
+                if cached is not None and cached.version == result.table_version:
+                    yield cached
+                    return
+        with self.peeking(result.table) as table:
+            yield table
 
     def check_proposal(self, command: Command) -> dict[str, Any]:
         """What a proposal of ``command`` is bound to (``applies_to``), once the rules accept
@@ -341,6 +412,10 @@ class LedgerApp(LedgerStore):
             processing.aggregates[table.id] = table
         processing.saved_kwargs.update(kwargs)
         recordings = self._record(processing)
+        cache = self.repository.cache
+        if cache is not None:  # saved: the table in memory is the table in the store
+            for table in objs:
+                cache.put(table.id, table)
         self._take_snapshots(processing)
         return recordings
 
@@ -362,3 +437,14 @@ class LedgerApp(LedgerStore):
                 self.snapshots.put([sign_snapshot(self.snapshot_key, taken)])
             except Exception as exc:
                 log.warning("snapshot_failed", table_id=str(aggregate.id), error=str(exc))
+
+
+def _cached(cache: Any, tid: UUID) -> Table | None:
+    """The table in the aggregate cache as it stands (None: not cached)."""
+    if cache is None:
+        return None
+    try:
+        table: Table = cache.get(tid)
+    except KeyError:
+        return None
+    return table

@@ -255,6 +255,8 @@ class LedgerPostgresRecorder(SchemaLocked, PostgresApplicationRecorder):
             "INSERT INTO {}.{} (command_id, table_id, command, payload_sha256, result) "
             "VALUES (%s, %s, %s, %s, %s)"
         ).format(schema, commands)
+        self._insert_events_and_command = SQL("WITH command AS ({}) ").format(
+            self._insert_command) + self.insert_events_statement
         self._select_command = SQL(
             "SELECT command_id, table_id, command, payload_sha256, result FROM {}.{} "
             "WHERE table_id = %s AND command_id = %s"
@@ -282,21 +284,25 @@ class LedgerPostgresRecorder(SchemaLocked, PostgresApplicationRecorder):
     def _insert_stored_events(
         self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> None:
-        # After the events, in their transaction and pipeline: the library
-        # syncs the pipeline right after this, so a repeated command id surfaces there as an
-        # IntegrityError, like a version clash. (Sent before the events, a unique violation
-        # aborted the pipeline and came back as an OperationalError, which the library
-        # retries ten times before giving up.)
-        super()._insert_stored_events(curs, stored_events, **kwargs)
+        # The library's steps (lock the events table, insert the events returning their
+        # notification ids) with the command log's row in the same statement (issue 29: one
+        # statement for the command's events and its log row, one round trip with the lock,
+        # inside the library's pipeline, which syncs right after this: a repeated command id
+        # surfaces there as an IntegrityError, like a version clash). No NOTIFY: nothing
+        # listens on the channel (the views pull, projections.views), and a NOTIFY serialises
+        # the commits of the whole database on its queue lock.
+        self._lock_table(curs)
+        events = [self.construct_pg_stored_event(e.originator_id, e.originator_version,
+                                                 e.topic, e.state) for e in stored_events]
         row: CommandRow | None = kwargs.get("command_row")
-        if row is not None:
-            # Its own cursor: the library reads the events' notification ids from ``curs``.
-            with curs.connection.cursor() as own:
-                own.execute(
-                    self._insert_command,
-                    (row.command_id, row.table_id, row.command, row.payload_sha256, row.result),
-                    prepare=True,
-                )
+        if row is None:
+            curs.execute(self.insert_events_statement, (events,), prepare=True)
+            return
+        curs.execute(
+            self._insert_events_and_command,
+            (row.command_id, row.table_id, row.command, row.payload_sha256, row.result, events),
+            prepare=True,
+        )
 
     def select_command(self, table_id: str, command_id: str) -> CommandRow | None:
         with self.datastore.get_connection() as conn, conn.cursor() as curs:

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from ledger.api import create_app
 from ledger.app.application import LedgerApp
 from ledger.domain.commands import BuyIn, OpenTable, SeatPlayer
+from ledger.domain.errors import LedgerError
 from ledger.settings import Settings
+from ledger.table.events import table_id
 from tests.support.http import bearer, make_tokens
 
 
@@ -29,6 +32,42 @@ def test_a_write_through_one_application_is_in_the_next_read_through_another(
                 assert table.state.balances["player:p1"] == 1_000 * (n + 1)
         done = b.execute(BuyIn(command_id="from-b", table="F1", seat=1, amount=500))
         assert not done.replayed and a.load("F1").version == done.table_version
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_command_on_a_stale_cache_decides_on_the_state_another_instance_wrote(
+        store_settings: Settings) -> None:
+    """A command is decided on the cached table without reading the store first (issue 29);
+    when another instance moved the table, the save's version check refuses it and the command
+    is decided again on the table as stored, whether the stale state would have accepted it
+    or refused it. Nothing is lost or recorded twice."""
+    a, b = LedgerApp(store_settings), LedgerApp(store_settings)
+    b.SHARED_FOR_S = 0.0  # each command on b's cache as it stands, even after a clash
+    try:
+        a.execute(OpenTable(command_id="open", table="F3", game="caribbean-stud"))
+        a.execute(SeatPlayer(command_id="s1", table="F3", seat=1, player="p1"))
+        assert b.load("F3").version == 2  # b caches the table at version 2
+        # Accepted on b's stale state (seat 2 empty there), refused on the stored one.
+        a.execute(SeatPlayer(command_id="s2", table="F3", seat=2, player="p2"))
+        with pytest.raises(LedgerError):
+            b.execute(SeatPlayer(command_id="s2-b", table="F3", seat=2, player="p9"))
+        # Refused on b's stale state (nobody at seat 3 there), accepted on the stored one.
+        b._evict(table_id("F3"))
+        assert b.load("F3").version == 3
+        a.execute(SeatPlayer(command_id="s3", table="F3", seat=3, player="p3"))
+        done = b.execute(BuyIn(command_id="buy-3", table="F3", seat=3, amount=700))
+        assert not done.replayed and done.table_version == 5
+        # A plain command on a stale cache: decided again on the stored table.
+        a.execute(BuyIn(command_id="buy-1", table="F3", seat=1, amount=100))
+        b.execute(BuyIn(command_id="buy-1b", table="F3", seat=1, amount=200))
+        with a.reading("F3") as table:
+            assert table.version == 7
+            assert table.state.balances["player:p1"] == 300
+            assert table.state.balances["player:p3"] == 700
+            assert table.state.seats[2] == "p2"
+        assert len(a.recorder.select_events(table_id("F3"))) == 7
     finally:
         a.close()
         b.close()
