@@ -29,6 +29,7 @@ from ledger.store.errors import (
     store_error,
     unavailable,
 )
+from ledger.store.identity import IDENTITY_TABLE
 from ledger.store.mapper import _topic
 from ledger.store.schema import COMMANDS_TABLE, TOKENS_TABLE
 from ledger.store.sidetables import SIDE_TABLES
@@ -42,13 +43,15 @@ if TYPE_CHECKING:  # imported where used: a SQLite store never loads psycopg
 # --- environment ---------------------------------------------------------------------------
 
 
-def store_env(settings: Settings) -> dict[str, str]:
-    """The eventsourcing environment for ``settings.database_url``."""
+def store_env(settings: Settings, *, check: bool = True) -> dict[str, str]:
+    """The eventsourcing environment for ``settings.database_url`` (a SQLite file checked
+    first unless ``check`` is false: the shard map is checked without its stores, one of
+    which may be down)."""
     url = settings.database_url.strip()
     parsed = urlparse(url)
     if parsed.scheme == "sqlite":
         path = sqlite_path(url)
-        if path != ":memory:":
+        if path != ":memory:" and check:
             check_sqlite_store(path)
         return {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
@@ -99,7 +102,10 @@ def prepare_store(settings: Settings, events_prefix: str) -> dict[str, str]:
 
     target = PostgresTarget.of(settings)
     tables = [f"{events_prefix}_events", f"{events_prefix}_snapshots", COMMANDS_TABLE,
-              TOKENS_TABLE, *SIDE_TABLES]
+              TOKENS_TABLE, *(t for t in SIDE_TABLES if t != IDENTITY_TABLE)]
+    # The identity row (ledger.store.identity) is made by whoever may create tables; a store
+    # made before it stays readable to a user who may not (it is then identified by where
+    # it is).
     conn = _connect_patiently(target, settings.connect_timeout)
     try:
         with conn:

@@ -12,6 +12,7 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
 
 from ledger.store.errors import StoreError, sqlite_failure
+from ledger.store.identity import SQLITE_INSERT, new_identity
 from ledger.store.schema import COMMANDS_TABLE, TOKENS_TABLE, CommandRow, corrections_index
 from ledger.store.sidetables import sqlite_ddl
 
@@ -78,6 +79,8 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
             c.execute(f"INSERT INTO {COMMANDS_TABLE} ({columns}) "
                       f"SELECT {columns} FROM {COMMANDS_TABLE}_old")
             c.execute(f"DROP TABLE {COMMANDS_TABLE}_old")
+        # A store knows who it is: its identity, written once (ledger.store.identity).
+        c.execute(SQLITE_INSERT, new_identity())
 
     def _insert_events(
         self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
