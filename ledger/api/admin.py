@@ -28,7 +28,8 @@ from ledger.app.application import LedgerApp
 from ledger.domain.commands import PLAYER_PATTERN
 from ledger.store.availability import check_ready
 from ledger.store.errors import StoreError
-from ledger.store.readiness import readiness
+from ledger.store.readiness import out_of_place, readiness
+from projections.read.fleet import placement
 
 router = APIRouter()
 TOKEN_ID = Path(pattern=r"^[0-9a-f]{12}$", description="The token's public id.")
@@ -50,7 +51,9 @@ def health() -> dict[str, Any]:
             "store's state (each shard's, over LEDGER_SHARDS): ready, read-only or down; "
             "`writable` is false when one that answers may only be read by this process. "
             "Over shards, `status` is `degraded` (still 200: the other shards are served) "
-            "while some shard but the home store is down; 503 when the home store is. Follows "
+            "while some shard but the home store is down, or while a table is held by a "
+            "store other than the one LEDGER_SHARDS names (`tables_out_of_place`: refused, "
+            "table_moved, until the map is restored); 503 when the home store is down. Follows "
             "the stores by themselves: no restart is needed when one is back.",
             responses=responses())
 def ready(request: Request) -> dict[str, Any]:
@@ -64,8 +67,10 @@ def ready(request: Request) -> dict[str, Any]:
         where = f"shard {first['shard']}: " if first["shard"] else ""
         raise StoreError("store_unavailable", where + str(first["message"]),
                          stores=rows, shards=[r["shard"] for r in down if r["shard"]])
-    return {"status": "degraded" if down else "ready", "version": __version__,
-            "writable": all(r["state"] != "read-only" for r in rows), "stores": rows}
+    moved = out_of_place(state.ledger, placement)
+    return {"status": "degraded" if down or moved else "ready", "version": __version__,
+            "writable": all(r["state"] != "read-only" for r in rows), "stores": rows,
+            "tables_out_of_place": moved}
 
 
 @router.post("/tokens", response_model=NewTokenOut, status_code=201, tags=["tokens"],

@@ -199,3 +199,6 @@ class HealthOut(BaseModel):
                                   "may only read).")
     stores: list[StoreStateOut] | None = Field(None, description="/ready: each store's (each "
                                                "shard's) state.")
+    tables_out_of_place: list[dict[str, Any]] | None = Field(
+        None, description="/ready, over shards: each table held by a store other than the one "
+        "LEDGER_SHARDS names ({table, held_by, mapped_to}); refused until the map is restored.")

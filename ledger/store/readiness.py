@@ -6,6 +6,7 @@ not be opened), each asked within a wait budget of its own."""
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 from eventsourcing.sqlite import SQLiteApplicationRecorder
@@ -64,4 +65,25 @@ def readiness(ledger: Any) -> list[dict[str, Any]]:
         else:
             state, why = shard_state(ledger.opened[shard.name])
         rows.append({"shard": shard.name, "state": state, "message": why})
+    return rows
+
+
+PLACEMENT_TTL_S = 30.0
+"""How long ``/ready`` reuses its look at where the tables are (a scan of each store's table
+list) before looking again."""
+
+
+def out_of_place(ledger: Any, placement: Any) -> list[dict[str, Any]]:
+    """The tables of a fleet held by a store other than the one the map names (refused,
+    ``table_moved``), looked at again at most every :data:`PLACEMENT_TTL_S` seconds; none for
+    one store, or while a shard is down (it cannot be asked)."""
+    if not isinstance(ledger, StoreFleet) or ledger.down:
+        return []
+    cached = getattr(ledger, "_placement_seen", None)
+    now = time.monotonic()
+    if cached is not None and now - cached[0] < PLACEMENT_TTL_S:
+        return list(cached[1])
+    rows = [{"table": r["table"], "held_by": r["held_by"], "mapped_to": r["mapped_to"]}
+            for r in placement(ledger) if not r["in_place"]]
+    ledger._placement_seen = (now, rows)  # type: ignore[attr-defined]
     return rows

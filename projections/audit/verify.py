@@ -134,6 +134,7 @@ def _verify_fleet(fleet: StoreFleet[Any], *, table: str | None, day: str | None,
     report = AuditReport()
     for one in fleet.apps.values():
         report.merge(verify(one, day=day, progress=progress, jobs=jobs))
+    report.discrepancies.extend(writers.moved_tables(fleet))
     return report
 
 

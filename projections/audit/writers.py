@@ -104,3 +104,14 @@ def snapshot_findings(app: Any, table_ids: list[UUID]) -> list[Discrepancy]:
                     {"version": version, "chain_head": stored},
                     {"version": version, "chain_head": state.get("chain_head")}))
     return found
+
+
+def moved_tables(fleet: Any) -> list[Discrepancy]:
+    """``table_moved`` for every table of a fleet held by a store other than the one the map
+    (``LEDGER_SHARDS``) names: refused until the map is restored (``ledger shards``)."""
+    from projections.read.fleet import placement
+
+    return [Discrepancy(row["table"], None, "table_moved",
+                        {"shard": row["mapped_to"], "why": "the shard LEDGER_SHARDS names"},
+                        {"shard": row["held_by"], "why": "the shard whose store holds it"})
+            for row in placement(fleet) if not row["in_place"]]

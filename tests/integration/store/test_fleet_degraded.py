@@ -190,3 +190,40 @@ def test_a_shard_down_leaves_the_others_served_and_is_back_without_a_restart(
             assert report.ok and sorted(report.tables) == ["CHP-1", "CSP-1"]
     finally:
         fleet.close()
+
+
+@pytest.fixture(params=KINDS)
+def two_stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path}/east.sqlite3", f"sqlite:///{tmp_path}/west.sqlite3"
+        return
+    with fresh_databases("ledger_moved", 2) as (east, west):
+        yield east, west
+
+
+def test_a_table_moved_by_an_edited_map_is_reported_by_ready_and_the_audit(
+        two_stores: tuple[str, str], tmp_path: Path) -> None:
+    east, west = two_stores
+    first = Fleet.open(settings_of(f"east: CSP-* = {east}; west: CHP-* = {west}", tmp_path),
+                       allow_seeded=True)
+    api = create_app(first.settings, ledger=first)
+    tokens = make_tokens(api, ["CSP-1"])
+    with TestClient(api, raise_server_exceptions=False) as client:
+        play_table(client, tokens, "caribbean-stud", "CSP-1", 1, seed=3)
+    first.close()
+
+    edited = Fleet.open(settings_of(f"east: CHP-* = {east}; west: CSP-* = {west}", tmp_path),
+                        allow_seeded=True)
+    try:
+        report = verify(edited)
+        moved = [d for d in report.discrepancies if d.kind == "table_moved"]
+        assert [(d.table, d.expected["shard"], d.recorded["shard"]) for d in moved] == [
+            ("CSP-1", "west", "east")]
+        assert not report.ok
+        with TestClient(create_app(edited.settings, ledger=edited)) as client:
+            body = client.get("/ready").json()
+        assert body["status"] == "degraded"
+        assert body["tables_out_of_place"] == [
+            {"table": "CSP-1", "held_by": "east", "mapped_to": "west"}]
+    finally:
+        edited.close()
