@@ -182,6 +182,31 @@ def _prepare_schema(conn: psycopg.Connection[Any], target: PostgresTarget,
                 "once as a user who may (the schema's owner); afterwards reading needs only "
                 "USAGE on the schema and SELECT on its tables")
         return {}
-    return {} if all(found.values()) else {"CREATE_TABLE": "no"}
+    if all(found.values()):
+        return {}
+    _check_columns(conn, target)  # no DDL by this user: what it needs must be there
+    return {"CREATE_TABLE": "no"}
+
+
+NEEDED_COLUMNS = {COMMANDS_TABLE: ("recorded_at",)}
+"""Columns of the ledger's own tables added after they were first made: a user who may not
+alter the tables (their owner migrates them when next opening the store) is told which are
+missing (``store_schema_outdated``) rather than failing in the middle of a command."""
+
+
+def _check_columns(conn: psycopg.Connection[Any], target: PostgresTarget) -> None:
+    for table, columns in NEEDED_COLUMNS.items():
+        have = {r[0] for r in conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = %s "
+            "AND table_name = %s", (target.schema, table))}
+        missing = [c for c in columns if c not in have]
+        if missing:
+            raise StoreError(
+                "store_schema_outdated",
+                f"table {target.schema}.{table} of {target} lacks column(s) "
+                f"{', '.join(missing)}, which this version needs, and user {target.user!r} "
+                "may not add them: run any ledger command once as the tables' owner (it "
+                "migrates them), e.g. `ledger tables` with that user's LEDGER_DATABASE_URL",
+                table=table, columns=missing, schema=target.schema)
 
 

@@ -245,6 +245,10 @@ class LedgerPostgresRecorder(SchemaLocked, PostgresApplicationRecorder):
         self.sql_create_statements.append(
             SQL("ALTER TABLE {}.{} ADD COLUMN IF NOT EXISTS principal_id text").format(
                 schema, Identifier(TOKENS_TABLE)))
+        # A command log without its recorded_at column (made before it, or altered by hand).
+        self.sql_create_statements.append(
+            SQL("ALTER TABLE {}.{} ADD COLUMN IF NOT EXISTS recorded_at timestamptz NOT NULL "
+                "DEFAULT now()").format(schema, commands))
         self.sql_create_statements.extend(
             SQL(ddl).format() for ddl in postgres_ddl(self.datastore.schema)
         )

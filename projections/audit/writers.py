@@ -28,8 +28,15 @@ def layout_findings(app: Any, views: list[str]) -> tuple[dict[str, str], list[Di
     """The views among ``views`` whose tables differ from the code's (name -> why), and a
     ``projection_outdated`` finding for each."""
     from projections.views.layout import of_app
+    from projections.views.runner import LAYOUT, TRACKING
 
     differ = of_app(app, views)
+    store = Store(app.recorder)
+    with store.transaction(commit=False) as tx:  # marked so by a runner's setup before
+        if store.exists(tx, TRACKING):
+            for row in tx.fetchall("SELECT view, fingerprint FROM {proj_tracking} "
+                                   "WHERE fingerprint LIKE ?", (LAYOUT + "%",)):
+                differ.setdefault(str(row["view"]), str(row["fingerprint"])[len(LAYOUT):])
     return differ, [Discrepancy("views", None, "projection_outdated",
                                 {"view": name, "layout": "as this version makes it"},
                                 {"why": why, "run": "ledger projections rebuild --view " + name})

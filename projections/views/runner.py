@@ -154,12 +154,17 @@ class Runner:
                     from ledger.store.postgres import SCHEMA_LOCK_KEY
 
                     tx.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK_KEY,))
+                had_tracking = self.store.exists(tx, TRACKING)
+                built = {v.name for v in self.views
+                         if any(self.store.exists(tx, t) for t in v.tables)}
                 tx.execute(TRACKING_DDL)
                 tracked = set(self._tracking(tx))
                 # Tables of another layout (or missing under a tracked view) before the DDL
                 # below makes missing ones empty: such a view is outdated until rebuilt.
-                differ = {name: why for name, why in layout.differences(
-                    self.store, tx, [v for v in self.views if v.name in tracked]).items()}
+                differ = {name: "its tables differ from this version's: " + why
+                          for name, why in layout.differences(
+                              self.store, tx, [v for v in self.views if v.name in tracked]
+                          ).items()}
                 for view in self.views:
                     for statement in view.ddl:
                         tx.execute(statement)
@@ -171,6 +176,10 @@ class Runner:
                         "VALUES (?, 0, ?, ?) ON CONFLICT (view) DO NOTHING",
                         (view.name, self.fingerprint(view), iso(datetime.now(UTC))),
                     )
+                if not had_tracking:  # tables with rows but no position: not to be trusted
+                    differ.update({name: f"{TRACKING} (where each view's position is kept) "
+                                   "was missing while its tables were there"
+                                   for name in built if name not in differ})
                 for name, why in differ.items():
                     tx.execute("UPDATE {proj_tracking} SET fingerprint = ? WHERE view = ?",
                                (LAYOUT + why, name))
@@ -208,7 +217,8 @@ class Runner:
         self.setup()
         with self.store.transaction(commit=False) as tx:
             tracking = self._tracking(tx)
-            differ = layout.differences(self.store, tx, self.views)
+            differ = {name: "its tables differ from this version's: " + why for name, why
+                      in layout.differences(self.store, tx, self.views).items()}
             head = self.head()
             result = []
             for view in self.views:
@@ -227,7 +237,7 @@ class Runner:
         if fingerprint == self.fingerprint(view):
             return None
         if fingerprint.startswith(LAYOUT):
-            return "its tables differ from this version's: " + fingerprint[len(LAYOUT):]
+            return fingerprint[len(LAYOUT):]
         if fingerprint.startswith("building;"):
             return "a rebuild started and did not finish"
         if fingerprint.startswith("mismatch;"):

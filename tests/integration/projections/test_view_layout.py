@@ -114,3 +114,34 @@ def test_a_planted_command_row_and_a_moved_snapshot_are_findings(
         assert not report.ok
     finally:
         app.close()
+
+
+def test_the_ledgers_own_tables_are_migrated_or_named(store_settings: Settings) -> None:
+    """A command log without recorded_at is migrated when next opened by its owner; views
+    whose positions (proj_tracking) are gone are outdated, not caught up twice."""
+    app = LedgerApp(store_settings)
+    try:
+        simulate(app, "caribbean-stud", "CSP-1", 1, seed=5)
+        Runner(app).catch_up()
+        store = Store(app.recorder)
+        with store.transaction() as tx:
+            tx.execute("ALTER TABLE {ledger_commands} DROP COLUMN recorded_at")
+            tx.execute("DROP TABLE {proj_tracking}")
+    finally:
+        app.close()
+
+    status = cli(store_settings, "projections", "status", "--json")
+    assert status.returncode == 1, status.stderr
+    rows = [json.loads(line) for line in status.stdout.splitlines()]
+    assert all(r["outdated"] and "proj_tracking" in r["reason"] for r in rows)
+    export = cli(store_settings, "export", "accounting", "--day", str(date.today()),
+                 "--out", "/tmp/x-out")
+    assert export.returncode == 2 and "projection_outdated" in export.stderr, export.stderr
+    assert cli(store_settings, "projections", "rebuild").returncode == 0
+    audit = cli(store_settings, "audit", "verify")
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    app = LedgerApp(store_settings)
+    try:
+        assert "recorded_at" in columns(app, "ledger_commands")
+    finally:
+        app.close()
