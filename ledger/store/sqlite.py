@@ -12,7 +12,7 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
 
 from ledger.store.errors import StoreError, sqlite_failure
-from ledger.store.identity import SQLITE_INSERT, new_identity
+from ledger.store.identity import IDENTITY_TABLE, SQLITE_INSERT, new_identity
 from ledger.store.schema import COMMANDS_TABLE, TOKENS_TABLE, CommandRow, corrections_index
 from ledger.store.sidetables import sqlite_ddl
 
@@ -84,8 +84,12 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
             c.execute(f"INSERT INTO {COMMANDS_TABLE} ({columns}, recorded_at) "
                       f"SELECT {columns}, {stamp} FROM {COMMANDS_TABLE}_old")
             c.execute(f"DROP TABLE {COMMANDS_TABLE}_old")
-        # A store knows who it is: its identity, written once (ledger.store.identity).
-        c.execute(SQLITE_INSERT, new_identity())
+        # A store knows who it is: its identity, written once (ledger.store.identity). Looked
+        # for first: a write here on every open would need the write lock after this
+        # transaction has read, which SQLite refuses at once while another process writes.
+        c.execute(f"SELECT 1 FROM {IDENTITY_TABLE} WHERE one = 1")
+        if c.fetchone() is None:
+            c.execute(SQLITE_INSERT, new_identity())
 
     def _insert_events(
         self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
