@@ -196,9 +196,11 @@ missing (``store_schema_outdated``) rather than failing in the middle of a comma
 
 def _check_columns(conn: psycopg.Connection[Any], target: PostgresTarget) -> None:
     for table, columns in NEEDED_COLUMNS.items():
+        # the catalog, not information_schema (which shows only columns this user may use)
         have = {r[0] for r in conn.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_schema = %s "
-            "AND table_name = %s", (target.schema, table))}
+            "SELECT a.attname::text FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s AND "
+            "c.relname = %s AND a.attnum > 0 AND NOT a.attisdropped", (target.schema, table))}
         missing = [c for c in columns if c not in have]
         if missing:
             raise StoreError(

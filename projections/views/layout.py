@@ -56,9 +56,12 @@ def stored(store: Store, tx: Tx, table: str) -> dict[str, str] | None:
     if not store.exists(tx, table):
         return None
     if store.postgres:
-        rows = tx.fetchall("SELECT column_name AS name, data_type AS kind FROM "
-                           "information_schema.columns WHERE table_schema = ? AND "
-                           "table_name = ?", (store.schema, table))
+        # the catalog, not information_schema (which shows only columns this user may use)
+        rows = tx.fetchall("SELECT a.attname::text AS name, format_type(a.atttypid, "
+                           "a.atttypmod) AS kind FROM pg_attribute a JOIN pg_class c ON "
+                           "c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+                           "WHERE n.nspname = ? AND c.relname = ? AND a.attnum > 0 AND NOT "
+                           "a.attisdropped", (store.schema, table))
     else:
         rows = tx.fetchall("SELECT name, type AS kind FROM pragma_table_info(?)", (table,))
     return {str(r["name"]).lower(): str(r["kind"]).lower() for r in rows}
