@@ -59,6 +59,9 @@ def test_two_map_entries_that_are_one_store_are_refused_at_start(
     assert "'east'" in refused.value.message and "'west'" in refused.value.message
     assert "one store" in refused.value.message
     assert refused.value.details["shards"] == ["east", "west"]
+    done = cli("shards", shards=settings.shards, cwd=Path.cwd())  # refused at start
+    assert done.returncode == 2 and done.stderr.startswith("error [invalid_shards]"), done
+    assert "'east'" in done.stderr and "'west'" in done.stderr
 
 
 @pytest.mark.parametrize("kind", KINDS)
