@@ -27,6 +27,9 @@ from ledger.api.models import (
 from ledger.app.application import LedgerApp
 from ledger.domain.commands import PLAYER_PATTERN
 from ledger.store.availability import check_ready
+from ledger.store.errors import StoreError
+from ledger.store.readiness import out_of_place, readiness
+from projections.read.fleet import placement
 
 router = APIRouter()
 TOKEN_ID = Path(pattern=r"^[0-9a-f]{12}$", description="The token's public id.")
@@ -44,12 +47,30 @@ def health() -> dict[str, Any]:
 @router.get("/ready", response_model=HealthOut, tags=["service"], summary="Readiness",
             description="Open without a token. 200 when the event store (and the read store, "
             "when one is set) answers within LEDGER_CONNECT_TIMEOUT; 503 store_unavailable "
-            "while it does not (a load balancer's readiness probe). Follows the store by "
-            "itself: no restart is needed when it is back.", responses=responses())
+            "while it does not (a load balancer's readiness probe). `stores` gives each "
+            "store's state (each shard's, over LEDGER_SHARDS): ready, read-only or down; "
+            "`writable` is false when one that answers may only be read by this process. "
+            "Over shards, `status` is `degraded` (still 200: the other shards are served) "
+            "while some shard but the home store is down, or while a table is held by a "
+            "store other than the one LEDGER_SHARDS names (`tables_out_of_place`: refused, "
+            "table_moved, until the map is restored); 503 when the home store is down. Follows "
+            "the stores by themselves: no restart is needed when one is back.",
+            responses=responses())
 def ready(request: Request) -> dict[str, Any]:
-    for app in request.app.state.stores:
-        check_ready(app)
-    return {"status": "ready", "version": __version__}
+    state = request.app.state
+    rows = readiness(state.ledger)
+    if state.replica is not None:
+        check_ready(state.replica)
+    down = [r for r in rows if r["state"] == "down"]
+    if down and (rows[0]["state"] == "down"):
+        first = down[0]
+        where = f"shard {first['shard']}: " if first["shard"] else ""
+        raise StoreError("store_unavailable", where + str(first["message"]),
+                         stores=rows, shards=[r["shard"] for r in down if r["shard"]])
+    moved = out_of_place(state.ledger, placement)
+    return {"status": "degraded" if down or moved else "ready", "version": __version__,
+            "writable": all(r["state"] != "read-only" for r in rows), "stores": rows,
+            "tables_out_of_place": moved}
 
 
 @router.post("/tokens", response_model=NewTokenOut, status_code=201, tags=["tokens"],

@@ -30,7 +30,7 @@ from ledger.api.auth import Principal, plain_parameters, principal
 from ledger.api.guard import Guard
 from ledger.api.metrics import CONTENT_TYPE, Metrics
 from ledger.api.schemas import nullable_cards
-from ledger.app.fleet import Ledger, apps_of, home_of, open_ledger
+from ledger.app.fleet import Ledger, home_of, open_ledger
 from ledger.logs import configure
 from ledger.settings import Settings, get_settings
 from ledger.store.availability import budget
@@ -76,7 +76,7 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     app.state.settings = settings
     app.state.ledger = ledger
     app.state.reader = replica or ledger  # where the read routes read
-    app.state.stores = [*apps_of(ledger), *([replica] if replica else [])]
+    app.state.replica = replica
     app.state.tokens = TokenStore(home_of(ledger).recorder, settings.api_token_cache_seconds)
     app.state.probes = ProbeLog(home_of(ledger).recorder)
     app.state.metrics = metrics = Metrics()

@@ -66,6 +66,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "view_overflow": 503,
     "store_permission_denied": 503,
     "store_schema_missing": 503,
+    "store_schema_outdated": 503,
     # domain codes whose class default does not fit an HTTP request
     "unknown_table": 404,
     "unknown_hand": 404,
@@ -114,7 +115,7 @@ ERROR_CODES_BY_STATUS: Mapping[int, str] = {
     "wager_below_minimum, insufficient_chips, ...",
     500: "internal_error",
     503: "the event store cannot serve the request: store_unavailable, "
-    "store_permission_denied, store_schema_missing",
+    "store_permission_denied, store_schema_missing, store_schema_outdated",
 }
 
 

@@ -184,6 +184,21 @@ class ProposalOut(BaseModel):
     updated_at: str
 
 
+class StoreStateOut(BaseModel):
+    shard: str | None = Field(description="The shard (LEDGER_SHARDS), or null for one store.")
+    state: str = Field(description="ready, read-only (answers, but this process may not "
+                       "write to it) or down.")
+    message: str | None = Field(description="Why it is not ready, else null.")
+
+
 class HealthOut(BaseModel):
     status: str
     version: str
+    writable: bool | None = Field(None, description="/ready: whether every store answering "
+                                  "may be written by this process (false under a role that "
+                                  "may only read).")
+    stores: list[StoreStateOut] | None = Field(None, description="/ready: each store's (each "
+                                               "shard's) state.")
+    tables_out_of_place: list[dict[str, Any]] | None = Field(
+        None, description="/ready, over shards: each table held by a store other than the one "
+        "LEDGER_SHARDS names ({table, held_by, mapped_to}); refused until the map is restored.")

@@ -31,7 +31,7 @@ from ledger.store.availability import waiting_for
 from ledger.store.errors import StoreError
 from ledger.store.readstore import REPLAY_WAIT_S, views_position
 from projections.db import Store
-from projections.read.fleet import each, read_model, runner
+from projections.read.fleet import FleetReadModel, FleetRunner, each, read_model, runner
 from projections.read.queries import MAX_LIMIT, ReadModel
 
 Rows = list[dict[str, Any]]
@@ -78,7 +78,10 @@ class ReadSide:
 
     def fresh(self) -> ReadModel:
         with waiting_for(self._lock, self.ledger.store_down, "the read models' catch-up"):
-            self.runner.catch_up()
+            if isinstance(self.runner, FleetRunner):
+                self.runner.catch_up_live()  # a shard that is down is refused where routed
+            else:
+                self.runner.catch_up()
         return self.model
 
     def positions(self) -> dict[str, str]:
@@ -87,7 +90,9 @@ class ReadSide:
         waiting up to ``REPLAY_WAIT_S`` for the standby to replay the catch-up: an answer
         whose two positions differ may miss the events between them."""
         if self._primary is None:  # the stores themselves (a fleet's: summed, as its head)
-            total = sum(views_position(m.store) or 0 for m in each(self.model))
+            models = (self.model.live_models() if isinstance(self.model, FleetReadModel)
+                      else each(self.model))
+            total = sum(views_position(m.store) or 0 for m in models)
             return {POSITION_HEADER: str(total)}
         target = views_position(self._primary) or 0
         deadline = time.monotonic() + REPLAY_WAIT_S
@@ -104,7 +109,9 @@ class ReadSide:
     def lag(self) -> dict[str, int]:
         """Events not yet projected, per view (summed over a fleet's stores)."""
         lags: dict[str, int] = {}
-        for s in self.runner.status():
+        found = (self.runner.status_live() if isinstance(self.runner, FleetRunner)
+                 else self.runner.status())
+        for s in found:
             lags[s.view] = lags.get(s.view, 0) + s.lag
         return lags
 

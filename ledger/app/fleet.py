@@ -38,16 +38,21 @@ class Fleet(StoreFleet[LedgerApp]):
     def open(cls, settings: Settings, *, keeper: DeckKeeper | None = None,
              allow_seeded: bool = False, env: dict[str, str] | None = None,
              actor: Actor | None = None) -> Fleet:
-        """Check the map, then open every shard's store (all or none: a shard that cannot be
-        opened closes those opened before it and its error ends the start). Every shard checks
-        approvers against the home store's register of principals."""
-        shards, apps = StoreFleet.open_each(
-            settings, lambda chosen: LedgerApp(chosen, keeper=keeper, env=env,
-                                               allow_seeded=allow_seeded, actor=actor))
+        """Check the map, then open every shard's store (a shard whose store cannot be opened
+        is left down and asked again when needed; the home store must open). Every shard
+        checks approvers against the home store's register of principals."""
+        def make(chosen: Settings) -> LedgerApp:
+            return LedgerApp(chosen, keeper=keeper, env=env, allow_seeded=allow_seeded,
+                             actor=actor)
+
+        shards, apps, down, identities = StoreFleet.open_each(settings, make)
         home = next(iter(apps.values()))
         for app in apps.values():
             app.principals = home.principals
-        return cls(settings, shards, apps)
+        return cls(settings, shards, apps, down=down, make=make, identities=identities)
+
+    def _joined(self, app: LedgerApp) -> None:
+        app.principals = self.home.principals
 
     @property
     def principals(self) -> PrincipalStore:
@@ -62,7 +67,7 @@ class Fleet(StoreFleet[LedgerApp]):
         if isinstance(command, OpenTable):
             self._refuse_elsewhere(command.table, shard)
         with self._moved_if_missing(command.table, shard):
-            return self.apps[shard.name].execute(command, actor=actor, approval=approval)
+            return self.live(shard.name).execute(command, actor=actor, approval=approval)
 
 
 Ledger = LedgerApp | Fleet

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from ledger.cli import app
@@ -40,7 +41,9 @@ def status(
 
     Exit status 0 when every view can be brought up to date (a lag alone is not a failure);
     1 when any view is outdated (built by another version or with another
-    LEDGER_GAMING_DAY_START: run `ledger projections rebuild`); 2 on an error."""
+    LEDGER_GAMING_DAY_START, or its tables differ from this version's: a column or table
+    missing or changed; the reason is given: run `ledger projections rebuild`, which makes
+    such tables again); 2 on an error."""
     from projections.read.fleet import runner as make_runner
 
     with ledger_app(database_url, reading=True) as ledger:
@@ -63,6 +66,11 @@ def status(
                       str(row["position"]), str(row["head"]), str(row["lag"]),
                       state, row["updated_at"] or "-")
     out_console().print(table)
+    for row in rows:
+        if row.get("reason"):
+            where = f"{row['shard']}/" if "shard" in row else ""
+            out_console().print(f"{where}{row['view']}: projection_outdated: "
+                                f"{escape(row['reason'])}")
     raise typer.Exit(code)
 
 

@@ -60,6 +60,18 @@ def budget(seconds: float) -> Iterator[Budget]:
 
 
 @contextmanager
+def own_budget(seconds: float) -> Iterator[Budget]:
+    """A new budget of ``seconds`` for the block, whatever the current one (one store of
+    several asked in turn: one that does not answer leaves the others their full wait)."""
+    made = Budget(seconds)
+    token = _current.set(made)
+    try:
+        yield made
+    finally:
+        _current.reset(token)
+
+
+@contextmanager
 def waiting_for(lock: threading.Lock, store_down: Callable[[], LedgerError | None],
                 what: str) -> Iterator[None]:
     """Hold ``lock``; without a budget, wait as long as it takes. With one, give up when the

@@ -156,7 +156,8 @@ def _driver_error(exc: BaseException) -> BaseException | None:
 def permission_denied(exc: BaseException) -> bool:
     """Whether ``exc`` is the store refusing this user something (not a missing table)."""
     cause = _driver_error(exc)
-    if isinstance(cause, loaded_classes("psycopg.errors", "InsufficientPrivilege")):
+    if isinstance(cause, loaded_classes("psycopg.errors", "InsufficientPrivilege",
+                                        "ReadOnlySqlTransaction")):
         return True
     return isinstance(cause, sqlite3.Error) and "readonly" in str(cause).lower()
 
@@ -191,6 +192,11 @@ def _postgres_error(cause: psycopg.Error, settings: Settings) -> LedgerError | N
                        f"grant it (e.g. GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES "
                        f"IN SCHEMA {target.schema} TO {target.user}) or use a role that "
                        "has it")
+    if isinstance(cause, psycopg.errors.ReadOnlySqlTransaction):
+        return _denied(target, f"the store may only be read by this session: {message} (a "
+                       f"standby, or a role with default_transaction_read_only on)",
+                       "point LEDGER_DATABASE_URL at the primary, with a role that may write "
+                       f"(ALTER ROLE {target.user} SET default_transaction_read_only = off)")
     if isinstance(cause, psycopg.errors.InvalidSchemaName):
         return StoreError("store_schema_missing", f"{message} ({target}): set "
                           "LEDGER_POSTGRES_SCHEMA to an existing schema",

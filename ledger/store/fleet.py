@@ -21,50 +21,177 @@ means restoring its pattern; there is no silent or automatic move.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any, Generic, TypeVar
 
 from ledger.domain.actors import Actor
-from ledger.domain.errors import LedgerError, NotFound, StateConflict
+from ledger.domain.errors import InvalidInput, LedgerError, NotFound, StateConflict
 from ledger.settings import Settings, get_settings
 from ledger.store.base import LedgerStore
+from ledger.store.errors import StoreError
+from ledger.store.identity import store_identity
 from ledger.store.shards import Shard, ShardMap, parse_shards
+from ledger.store.urls import redact_url
 from ledger.table.dealing import DeckKeeper
 from ledger.table.events import Table, table_id
 
 S = TypeVar("S", bound=LedgerStore)
 
+RETRY_S = 1.0
+"""A shard that is down is asked again at most this often (seconds)."""
+
+
+def one_store_each(shards: ShardMap, apps: dict[str, Any]) -> dict[str, str]:
+    """The identity of each open shard's store (:mod:`ledger.store.identity`); two shards
+    whose stores are one (whatever the spelling of their URLs) are ``invalid_shards`` naming
+    both: every table of that store would be counted twice."""
+    found: dict[str, str] = {}
+    by_name = {s.name: s for s in shards.shards}
+    for name, app in apps.items():
+        identity = store_identity(app.recorder)
+        twin = next((other for other, seen in found.items() if seen == identity), None)
+        if twin is not None:
+            raise InvalidInput(
+                "invalid_shards",
+                f"LEDGER_SHARDS: shards {twin!r} ({redact_url(by_name[twin].url)}) and "
+                f"{name!r} ({redact_url(by_name[name].url)}) are one store (the same "
+                f"identity, {identity}), although their URLs differ: every table of it would "
+                "be counted twice; give each shard a store of its own",
+                shards=[twin, name], identity=identity)
+        found[name] = identity
+    return found
+
+
+def _shard_down(shard: Shard, exc: LedgerError) -> LedgerError:
+    return StoreError(exc.code, f"shard {shard.name}: {exc.message}",
+                      **{**exc.details, "shard": shard.name})
+
 
 class StoreFleet(Generic[S]):
-    """The stores of every shard, routed by table code."""
+    """The stores of every shard, routed by table code; a shard that is down is asked again
+    (at most every :data:`RETRY_S` seconds) until it answers, without a restart."""
 
-    def __init__(self, settings: Settings, shards: ShardMap, apps: dict[str, S]) -> None:
+    def __init__(self, settings: Settings, shards: ShardMap, apps: dict[str, S], *,
+                 down: dict[str, LedgerError] | None = None,
+                 make: Callable[[Settings], S] | None = None,
+                 identities: dict[str, str] | None = None) -> None:
         self.settings = settings
         self.map = shards
-        self.apps = apps
-        """Shard name -> its store (an application, in the application's fleet), in the map's
-        order (the first is the home store)."""
+        self.opened = apps
+        """Shard name -> its store (an application, in the application's fleet), for every
+        shard whose store is open."""
+        self.down: dict[str, LedgerError] = dict(down or {})
+        """Shard name -> why its store could not be opened (asked again when needed)."""
+        self.identities = dict(identities or {})
+        """Shard name -> the identity of its store (:mod:`ledger.store.identity`)."""
+        self._make = make
+        self._asked: dict[str, float] = {}
+        self._guard = threading.Lock()
 
     @staticmethod
     def open_each(settings: Settings, make: Callable[[Settings], S]
-                  ) -> tuple[ShardMap, dict[str, S]]:
-        """Check the map, then open every shard's store with ``make`` (all or none: a shard
-        that cannot be opened closes those opened before it and its error ends the start)."""
+                  ) -> tuple[ShardMap, dict[str, S], dict[str, LedgerError], dict[str, str]]:
+        """Check the map, then open every shard's store with ``make``. A shard whose store
+        cannot be opened (a :class:`StoreError`: unreachable, unreadable, ...) is left down
+        and the others are served; the home store (the first) must open, or its error ends
+        the start. Two shards that are one store end it with ``invalid_shards``."""
         shards = parse_shards(settings.shards, settings)
         apps: dict[str, S] = {}
+        down: dict[str, LedgerError] = {}
         with ExitStack() as undo:
-            for shard in shards.shards:
-                app = make(shards.settings_for(settings, shard))
+            for index, shard in enumerate(shards.shards):
+                try:
+                    app = make(shards.settings_for(settings, shard))
+                except StoreError as exc:
+                    if index == 0:
+                        raise
+                    down[shard.name] = _shard_down(shard, exc)
+                    continue
                 undo.callback(app.close)
                 apps[shard.name] = app
+            identities = one_store_each(shards, apps)
             undo.pop_all()
-        return shards, apps
+        return shards, apps, down, identities
+
+    @property
+    def apps(self) -> dict[str, S]:
+        """Every shard's store, in the map's order (the first is the home store): what covers
+        every table fans out over these. While a shard is down this is ``store_unavailable``
+        naming it: an answer over every table never silently leaves a shard out."""
+        self.revive()
+        if self.down:
+            raise self.not_covered()
+        return {s.name: self.opened[s.name] for s in self.map.shards}
+
+    def not_covered(self) -> LedgerError:
+        """``store_unavailable`` naming every shard that is down."""
+        names = [s.name for s in self.map.shards if s.name in self.down]
+        reasons = "; ".join(f"{name}: {self.down[name].message}" for name in names)
+        return StoreError(
+            "store_unavailable",
+            f"shard{'s' if len(names) > 1 else ''} {', '.join(names)} cannot be reached, so "
+            f"this cannot cover {'their' if len(names) > 1 else 'its'} tables ({reasons}); "
+            "the other shards are served; try again when it is back (no restart is needed)",
+            shards=names)
+
+    def revive(self, name: str | None = None) -> None:
+        """Ask the store of each down shard (or of ``name``) again, at most every
+        :data:`RETRY_S` seconds: a store that answers joins the fleet (after its identity is
+        checked against the others')."""
+        if not self.down or self._make is None:
+            return
+        with self._guard:
+            for shard in self.map.shards:
+                if shard.name not in self.down or (name is not None and shard.name != name):
+                    continue
+                now = time.monotonic()
+                if now < self._asked.get(shard.name, 0.0):
+                    continue
+                self._asked[shard.name] = now + RETRY_S
+                try:
+                    app = self._make(self.map.settings_for(self.settings, shard))
+                except StoreError as exc:
+                    self.down[shard.name] = _shard_down(shard, exc)
+                    continue
+                try:
+                    found = one_store_each(self.map, {**self.opened, shard.name: app})
+                except LedgerError as exc:
+                    app.close()
+                    self.down[shard.name] = exc
+                    continue
+                self._joined(app)
+                self.opened[shard.name] = app
+                self.identities = found
+                del self.down[shard.name]
+
+    def _joined(self, app: S) -> None:
+        """A store opened after the start, before it is served (the application's fleet gives
+        it the home store's register of principals)."""
+
+    def live(self, name: str) -> S:
+        """The store of shard ``name``; ``store_unavailable`` naming the shard while down."""
+        if name in self.down:
+            self.revive(name)
+            if name in self.down:
+                found = self.down[name]
+                if found.code == "store_unavailable":
+                    raise found
+                raise StoreError("store_unavailable", found.message, shard=name)
+        return self.opened[name]
+
+    def states(self) -> dict[str, str]:
+        """Shard name -> ``ready`` (opened) or ``down``, in the map's order (``/ready`` asks
+        each opened store too)."""
+        self.revive()
+        return {s.name: "down" if s.name in self.down else "ready" for s in self.map.shards}
 
     @property
     def home(self) -> S:
         """The first shard's store: tokens, principals and the access log live there."""
-        return next(iter(self.apps.values()))
+        return self.opened[self.map.shards[0].name]
 
     @property
     def keeper(self) -> DeckKeeper:
@@ -75,8 +202,9 @@ class StoreFleet(Generic[S]):
         return self.home.actor
 
     def store_down(self) -> LedgerError | None:
-        """``store_unavailable`` when any shard's store was unreachable at the last attempt."""
-        for app in self.apps.values():
+        """``store_unavailable`` when any open shard's store was unreachable at the last
+        attempt."""
+        for app in list(self.opened.values()):
             found = app.store_down()
             if found is not None:
                 return found
@@ -86,30 +214,31 @@ class StoreFleet(Generic[S]):
         return self.map.shard_of(code)
 
     def app_for(self, code: str) -> S:
-        """The store (application) that holds table ``code`` (``no_shard`` if none may)."""
-        return self.apps[self.map.shard_of(code).name]
+        """The store (application) that holds table ``code`` (``no_shard`` if none may;
+        ``store_unavailable`` naming the shard while its store is down)."""
+        return self.live(self.map.shard_of(code).name)
 
     # --- table state, routed ---------------------------------------------------------------
 
     def load(self, code: str) -> Table:
         shard = self.shard_of(code)
         with self._moved_if_missing(code, shard):
-            return self.apps[shard.name].load(code)
+            return self.live(shard.name).load(code)
 
     @contextmanager
     def reading(self, code: str) -> Iterator[Table]:
         shard = self.shard_of(code)
-        with self._moved_if_missing(code, shard), self.apps[shard.name].reading(code) as table:
+        with self._moved_if_missing(code, shard), self.live(shard.name).reading(code) as table:
             yield table
 
     @contextmanager
     def peeking(self, code: str) -> Iterator[Table]:
         shard = self.shard_of(code)
-        with self._moved_if_missing(code, shard), self.apps[shard.name].peeking(code) as table:
+        with self._moved_if_missing(code, shard), self.live(shard.name).peeking(code) as table:
             yield table
 
     def close(self) -> None:
-        for app in self.apps.values():
+        for app in self.opened.values():
             app.close()
 
     # --- a table never moves silently -------------------------------------------------------
@@ -133,7 +262,7 @@ class StoreFleet(Generic[S]):
     def _refuse_elsewhere(self, code: str, shard: Shard) -> None:
         """``table_moved`` when a store other than ``shard``'s holds table ``code``."""
         tid = table_id(code)
-        for name, app in self.apps.items():
+        for name, app in list(self.opened.items()):  # a shard that is down cannot say
             if name != shard.name and app.recorder.select_events(tid, limit=1):
                 held = next(s for s in self.map.shards if s.name == name)
                 raise StateConflict(
@@ -159,8 +288,8 @@ def open_stores(settings: Settings | None = None, *, keeper: DeckKeeper | None =
         return LedgerStore(chosen, keeper=keeper, env=env, actor=actor)
 
     if settings.shards.strip():
-        shards, stores = StoreFleet.open_each(settings, make)
-        return StoreFleet(settings, shards, stores)
+        shards, stores, down, identities = StoreFleet.open_each(settings, make)
+        return StoreFleet(settings, shards, stores, down=down, make=make, identities=identities)
     return make(settings)
 
 

@@ -29,6 +29,7 @@ from ledger.store.errors import (
     store_error,
     unavailable,
 )
+from ledger.store.identity import IDENTITY_TABLE
 from ledger.store.mapper import _topic
 from ledger.store.schema import COMMANDS_TABLE, TOKENS_TABLE
 from ledger.store.sidetables import SIDE_TABLES
@@ -42,13 +43,15 @@ if TYPE_CHECKING:  # imported where used: a SQLite store never loads psycopg
 # --- environment ---------------------------------------------------------------------------
 
 
-def store_env(settings: Settings) -> dict[str, str]:
-    """The eventsourcing environment for ``settings.database_url``."""
+def store_env(settings: Settings, *, check: bool = True) -> dict[str, str]:
+    """The eventsourcing environment for ``settings.database_url`` (a SQLite file checked
+    first unless ``check`` is false: the shard map is checked without its stores, one of
+    which may be down)."""
     url = settings.database_url.strip()
     parsed = urlparse(url)
     if parsed.scheme == "sqlite":
         path = sqlite_path(url)
-        if path != ":memory:":
+        if path != ":memory:" and check:
             check_sqlite_store(path)
         return {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
@@ -99,7 +102,10 @@ def prepare_store(settings: Settings, events_prefix: str) -> dict[str, str]:
 
     target = PostgresTarget.of(settings)
     tables = [f"{events_prefix}_events", f"{events_prefix}_snapshots", COMMANDS_TABLE,
-              TOKENS_TABLE, *SIDE_TABLES]
+              TOKENS_TABLE, *(t for t in SIDE_TABLES if t != IDENTITY_TABLE)]
+    # The identity row (ledger.store.identity) is made by whoever may create tables; a store
+    # made before it stays readable to a user who may not (it is then identified by where
+    # it is).
     conn = _connect_patiently(target, settings.connect_timeout)
     try:
         with conn:
@@ -176,6 +182,33 @@ def _prepare_schema(conn: psycopg.Connection[Any], target: PostgresTarget,
                 "once as a user who may (the schema's owner); afterwards reading needs only "
                 "USAGE on the schema and SELECT on its tables")
         return {}
-    return {} if all(found.values()) else {"CREATE_TABLE": "no"}
+    if all(found.values()):
+        return {}
+    _check_columns(conn, target)  # no DDL by this user: what it needs must be there
+    return {"CREATE_TABLE": "no"}
+
+
+NEEDED_COLUMNS = {COMMANDS_TABLE: ("recorded_at",)}
+"""Columns of the ledger's own tables added after they were first made: a user who may not
+alter the tables (their owner migrates them when next opening the store) is told which are
+missing (``store_schema_outdated``) rather than failing in the middle of a command."""
+
+
+def _check_columns(conn: psycopg.Connection[Any], target: PostgresTarget) -> None:
+    for table, columns in NEEDED_COLUMNS.items():
+        # the catalog, not information_schema (which shows only columns this user may use)
+        have = {r[0] for r in conn.execute(
+            "SELECT a.attname::text FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s AND "
+            "c.relname = %s AND a.attnum > 0 AND NOT a.attisdropped", (target.schema, table))}
+        missing = [c for c in columns if c not in have]
+        if missing:
+            raise StoreError(
+                "store_schema_outdated",
+                f"table {target.schema}.{table} of {target} lacks column(s) "
+                f"{', '.join(missing)}, which this version needs, and user {target.user!r} "
+                "may not add them: run any ledger command once as the tables' owner (it "
+                "migrates them), e.g. `ledger tables` with that user's LEDGER_DATABASE_URL",
+                table=table, columns=missing, schema=target.schema)
 
 

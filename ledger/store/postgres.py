@@ -44,6 +44,7 @@ from psycopg.sql import SQL, Identifier
 from psycopg_pool import ConnectionPool
 
 from ledger.store import availability
+from ledger.store.identity import new_identity, postgres_insert
 from ledger.store.schema import COMMANDS_TABLE, TOKENS_TABLE, CommandRow, corrections_index
 from ledger.store.sidetables import postgres_ddl
 from ledger.store.urls import PostgresURL
@@ -244,6 +245,10 @@ class LedgerPostgresRecorder(SchemaLocked, PostgresApplicationRecorder):
         self.sql_create_statements.append(
             SQL("ALTER TABLE {}.{} ADD COLUMN IF NOT EXISTS principal_id text").format(
                 schema, Identifier(TOKENS_TABLE)))
+        # A command log without its recorded_at column (made before it, or altered by hand).
+        self.sql_create_statements.append(
+            SQL("ALTER TABLE {}.{} ADD COLUMN IF NOT EXISTS recorded_at timestamptz NOT NULL "
+                "DEFAULT now()").format(schema, commands))
         self.sql_create_statements.extend(
             SQL(ddl).format() for ddl in postgres_ddl(self.datastore.schema)
         )
@@ -280,6 +285,9 @@ class LedgerPostgresRecorder(SchemaLocked, PostgresApplicationRecorder):
                 .format(Identifier(self.datastore.schema), Identifier(COMMANDS_TABLE),
                         Identifier(row["conname"]))
             )
+        # A store knows who it is: its identity, written once (ledger.store.identity).
+        curs.execute(SQL(postgres_insert(self.datastore.schema)).format(),
+                     new_identity())
 
     def _insert_stored_events(
         self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any

@@ -11,6 +11,8 @@ from typing import Any
 
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
+from ledger.store.identity import IDENTITY_COLUMNS, IDENTITY_TABLE
+
 PRINCIPALS_TABLE = "ledger_principals"
 ACCESS_TABLE = "ledger_access_log"
 REGISTER_TABLE = "ledger_register"
@@ -38,7 +40,8 @@ _PROPOSALS = (
     "approvals {text} NOT NULL, result {text}, updated_at {text} NOT NULL"
 )
 SIDE_TABLES: dict[str, str] = {PRINCIPALS_TABLE: _PRINCIPALS, ACCESS_TABLE: _ACCESS,
-                               REGISTER_TABLE: _REGISTER, PROPOSALS_TABLE: _PROPOSALS}
+                               REGISTER_TABLE: _REGISTER, PROPOSALS_TABLE: _PROPOSALS,
+                               IDENTITY_TABLE: IDENTITY_COLUMNS}
 
 
 def sqlite_ddl() -> list[str]:

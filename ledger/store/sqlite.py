@@ -12,6 +12,7 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
 
 from ledger.store.errors import StoreError, sqlite_failure
+from ledger.store.identity import IDENTITY_TABLE, SQLITE_INSERT, new_identity
 from ledger.store.schema import COMMANDS_TABLE, TOKENS_TABLE, CommandRow, corrections_index
 from ledger.store.sidetables import sqlite_ddl
 
@@ -68,16 +69,27 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
         c.execute(f"PRAGMA table_info({TOKENS_TABLE})")
         if "principal_id" not in {str(r[1]) for r in c.fetchall()}:
             c.execute(f"ALTER TABLE {TOKENS_TABLE} ADD COLUMN principal_id TEXT")
-        # Stores made before command ids were per table keyed the log by command id alone.
+        # Stores made before command ids were per table keyed the log by command id alone;
+        # a log without its recorded_at column (made before it, or altered by hand) gets it,
+        # the rows it holds stamped with the time of the migration.
         c.execute(f"PRAGMA table_info({COMMANDS_TABLE})")
-        keyed = sorted((int(r[5]), str(r[1])) for r in c.fetchall() if int(r[5]) > 0)
-        if [name for _, name in keyed] == ["command_id"]:
-            columns = "table_id, command_id, command, payload_sha256, result, recorded_at"
+        found = c.fetchall()
+        keyed = sorted((int(r[5]), str(r[1])) for r in found if int(r[5]) > 0)
+        stamped = "recorded_at" in {str(r[1]) for r in found}
+        if [name for _, name in keyed] == ["command_id"] or not stamped:
+            columns = "table_id, command_id, command, payload_sha256, result"
+            stamp = "recorded_at" if stamped else "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
             c.execute(f"ALTER TABLE {COMMANDS_TABLE} RENAME TO {COMMANDS_TABLE}_old")
             c.execute(_SQLITE_COMMANDS_DDL)
-            c.execute(f"INSERT INTO {COMMANDS_TABLE} ({columns}) "
-                      f"SELECT {columns} FROM {COMMANDS_TABLE}_old")
+            c.execute(f"INSERT INTO {COMMANDS_TABLE} ({columns}, recorded_at) "
+                      f"SELECT {columns}, {stamp} FROM {COMMANDS_TABLE}_old")
             c.execute(f"DROP TABLE {COMMANDS_TABLE}_old")
+        # A store knows who it is: its identity, written once (ledger.store.identity). Looked
+        # for first: a write here on every open would need the write lock after this
+        # transaction has read, which SQLite refuses at once while another process writes.
+        c.execute(f"SELECT 1 FROM {IDENTITY_TABLE} WHERE one = 1")
+        if c.fetchone() is None:
+            c.execute(SQLITE_INSERT, new_identity())
 
     def _insert_events(
         self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any

@@ -41,9 +41,42 @@ class FleetReadModel(ReadModel):
 
     def __init__(self, fleet: StoreFleet[Any], *, ensure_schema: bool = True) -> None:
         self.fleet = fleet
-        self.models = {name: ReadModel(app, ensure_schema=ensure_schema)
-                       for name, app in fleet.apps.items()}
-        self.store = self.models[next(iter(self.models))].store
+        self.ensure_schema = ensure_schema
+        self._models: dict[str, ReadModel] = {}
+        self._frozen = False
+        self._join()
+        self.store = self._models[fleet.map.shards[0].name].store
+
+    def _join(self) -> None:
+        """A model for every shard whose store is open (a shard that was down joins when its
+        store answers again)."""
+        if self._frozen:
+            return
+        for name, app in list(self.fleet.opened.items()):
+            if name not in self._models:
+                self._models[name] = ReadModel(app, ensure_schema=self.ensure_schema)
+
+    @property
+    def models(self) -> dict[str, ReadModel]:
+        """One model per shard, in the map's order: ``store_unavailable`` naming the shards
+        that are down (an answer over every table never leaves one out silently)."""
+        if not self._frozen:
+            self.fleet.revive()
+            if self.fleet.down:
+                raise self.fleet.not_covered()
+            self._join()
+        return {s.name: self._models[s.name] for s in self.fleet.map.shards}
+
+    @models.setter
+    def models(self, value: dict[str, ReadModel]) -> None:
+        self._models = value
+        self._frozen = True
+
+    def live_models(self) -> list[ReadModel]:
+        """The models of the shards whose stores are open."""
+        self._join()
+        return [self._models[s.name] for s in self.fleet.map.shards
+                if s.name in self._models and s.name not in self.fleet.down]
 
     @contextmanager
     def snapshot(self) -> Iterator[ReadModel]:
@@ -59,8 +92,13 @@ class FleetReadModel(ReadModel):
             yield view
 
     def model_for(self, code: str) -> ReadModel:
-        """The read model of the store that holds table ``code`` (``no_shard`` if none may)."""
-        return self.models[self.fleet.shard_of(code).name]
+        """The read model of the store that holds table ``code`` (``no_shard`` if none may;
+        ``store_unavailable`` naming the shard while its store is down)."""
+        name = self.fleet.shard_of(code).name
+        if not self._frozen:
+            self.fleet.live(name)
+            self._join()
+        return self._models[name]
 
     # --- one table: its store ---------------------------------------------------------------
 
@@ -227,9 +265,41 @@ class FleetRunner:
     def __init__(self, fleet: StoreFleet[Any], views: Sequence[str] | None = None, *,
                  batch_size: int = 1_000) -> None:
         self.fleet = fleet
-        self.runners = {name: Runner(app, views, batch_size=batch_size)
-                        for name, app in fleet.apps.items()}
-        self.views = next(iter(self.runners.values())).views
+        self._views = views
+        self._batch_size = batch_size
+        self._runners: dict[str, Runner] = {}
+        self._join()
+        self.views = self._runners[fleet.map.shards[0].name].views
+
+    def _join(self) -> None:
+        for name, app in list(self.fleet.opened.items()):
+            if name not in self._runners:
+                self._runners[name] = Runner(app, self._views, batch_size=self._batch_size)
+
+    @property
+    def runners(self) -> dict[str, Runner]:
+        """One runner per shard, in the map's order: ``store_unavailable`` naming the shards
+        that are down (status, update and rebuild say which shards they could not cover)."""
+        self.fleet.revive()
+        if self.fleet.down:
+            raise self.fleet.not_covered()
+        self._join()
+        return {s.name: self._runners[s.name] for s in self.fleet.map.shards}
+
+    def live(self) -> dict[str, Runner]:
+        """The runners of the shards whose stores are open (the API catches these up before a
+        read; a read of a shard that is down is refused where it is routed)."""
+        self.fleet.revive()
+        self._join()
+        return {s.name: self._runners[s.name] for s in self.fleet.map.shards
+                if s.name in self._runners and s.name not in self.fleet.down}
+
+    def catch_up_live(self) -> int:
+        return sum(r.catch_up() for r in self.live().values())
+
+    def status_live(self) -> list[ViewStatus]:
+        return [replace(s, shard=name) for name, runner in self.live().items()
+                for s in runner.status()]
 
     def setup(self) -> None:
         for runner in self.runners.values():

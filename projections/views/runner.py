@@ -33,7 +33,7 @@ from ledger.logs import get_logger
 from ledger.store.errors import StoreError, permission_denied
 from ledger.table.events import TableEvent, TableOpened
 from projections.db import Store, Tx, iso
-from projections.views import decode, rebuildlock, unholdable
+from projections.views import decode, layout, rebuildlock, unholdable
 from projections.views import rebuild as parallel
 from projections.views.base import Item, View, ancestry
 from projections.views.context import TableDirectory, TableInfo
@@ -44,6 +44,8 @@ from projections.views.unholdable import unholdable_error
 Progress = Callable[[int], None]
 log = get_logger("projections.views.runner")
 TRACKING = "proj_tracking"
+LAYOUT = "layout;"
+"""The mark of a view whose tables differ from the code's (:mod:`projections.views.layout`)."""
 TRACKING_DDL = (
     "CREATE TABLE IF NOT EXISTS {proj_tracking} (view TEXT PRIMARY KEY, "
     "position BIGINT NOT NULL, fingerprint TEXT NOT NULL, updated_at TEXT NOT NULL)"
@@ -78,11 +80,16 @@ class ViewStatus:
     updated_at: str | None
     shard: str | None = None
     """The store's shard in a fleet (``LEDGER_SHARDS``); None for a single store."""
+    reason: str | None = None
+    """Why the view is outdated (another version or gaming-day start, a layout of its tables
+    that differs from the code's, a mismatch the audit found); None when it is current."""
 
     def as_dict(self) -> dict[str, Any]:
         data = dict(self.__dict__)
         if self.shard is None:
             del data["shard"]
+        if self.reason is None:
+            del data["reason"]
         return data
 
 
@@ -147,7 +154,17 @@ class Runner:
                     from ledger.store.postgres import SCHEMA_LOCK_KEY
 
                     tx.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK_KEY,))
+                had_tracking = self.store.exists(tx, TRACKING)
+                built = {v.name for v in self.views
+                         if any(self.store.exists(tx, t) for t in v.tables)}
                 tx.execute(TRACKING_DDL)
+                tracked = set(self._tracking(tx))
+                # Tables of another layout (or missing under a tracked view) before the DDL
+                # below makes missing ones empty: such a view is outdated until rebuilt.
+                differ = {name: "its tables differ from this version's: " + why
+                          for name, why in layout.differences(
+                              self.store, tx, [v for v in self.views if v.name in tracked]
+                          ).items()}
                 for view in self.views:
                     for statement in view.ddl:
                         tx.execute(statement)
@@ -159,6 +176,13 @@ class Runner:
                         "VALUES (?, 0, ?, ?) ON CONFLICT (view) DO NOTHING",
                         (view.name, self.fingerprint(view), iso(datetime.now(UTC))),
                     )
+                if not had_tracking:  # tables with rows but no position: not to be trusted
+                    differ.update({name: f"{TRACKING} (where each view's position is kept) "
+                                   "was missing while its tables were there"
+                                   for name in built if name not in differ})
+                for name, why in differ.items():
+                    tx.execute("UPDATE {proj_tracking} SET fingerprint = ? WHERE view = ?",
+                               (LAYOUT + why, name))
         except Exception as exc:
             if not permission_denied(exc):
                 raise
@@ -193,18 +217,33 @@ class Runner:
         self.setup()
         with self.store.transaction(commit=False) as tx:
             tracking = self._tracking(tx)
+            differ = {name: "its tables differ from this version's: " + why for name, why
+                      in layout.differences(self.store, tx, self.views).items()}
             head = self.head()
             result = []
             for view in self.views:
                 row = tracking[view.name]
                 position = int(row["position"])
+                why = differ.get(view.name) or self._why_outdated(view, str(row["fingerprint"]))
                 result.append(ViewStatus(
                     view=view.name, description=view.description, position=position,
                     head=head, lag=self._count_after(tx, position),
-                    outdated=row["fingerprint"] != self.fingerprint(view),
-                    updated_at=row["updated_at"],
+                    outdated=why is not None, updated_at=row["updated_at"], reason=why,
                 ))
         return result
+
+    def _why_outdated(self, view: View, fingerprint: str) -> str | None:
+        """Why a view whose tracking row holds ``fingerprint`` is outdated, or None."""
+        if fingerprint == self.fingerprint(view):
+            return None
+        if fingerprint.startswith(LAYOUT):
+            return fingerprint[len(LAYOUT):]
+        if fingerprint.startswith("building;"):
+            return "a rebuild started and did not finish"
+        if fingerprint.startswith("mismatch;"):
+            return "`ledger audit verify` found its rows do not match the events"
+        return (f"built as {fingerprint}, this version builds {self.fingerprint(view)} "
+                "(another version of the view, or another gaming-day start)")
 
     def lag(self) -> int:
         """Events the furthest-behind view has still to see."""
@@ -243,7 +282,15 @@ class Runner:
         with self.store.transaction() as tx:
             for view in self.views:  # first: waits for the writes under way (:meth:`_own`)
                 self._track(tx, view, position, building)
+            differ = layout.differences(self.store, tx, self.views)
             for view in self.views:
+                if view.name in differ:  # another layout: made again as this version makes it
+                    log.warning("view_tables_made_again", view=view.name, why=differ[view.name])
+                    for table in view.tables:
+                        tx.execute(f"DROP TABLE IF EXISTS {{{table}}}")
+                    for statement in view.ddl:
+                        tx.execute(statement)
+                    continue
                 for table in view.tables:
                     tx.execute(f"DELETE FROM {{{table}}}")
             if {v.name for v in self.views} >= set(view_names()):  # every view: judged again
@@ -506,13 +553,14 @@ class Runner:
         stale = [v.name for v in self.views
                  if tracking[v.name]["fingerprint"] != self.fingerprint(v)]
         if stale:
+            reasons = {v.name: self._why_outdated(v, str(tracking[v.name]["fingerprint"]))
+                       for v in self.views if v.name in stale}
             raise StateConflict(
                 "projection_outdated",
-                f"view(s) {', '.join(stale)} were built by another version or with another "
-                "gaming-day start, or no longer match the events (`ledger audit verify` "
-                "found a projection_mismatch); run `ledger projections rebuild"
+                "view(s) " + "; ".join(f"{name} ({why})" for name, why in reasons.items())
+                + ": run `ledger projections rebuild"
                 + (f" --view {stale[0]}`" if len(stale) == 1 else "`"),
-                views=stale,
+                views=stale, reasons=reasons,
             )
 
     def _decode_rows(self, rows: Sequence[decode.Row]) -> list[Item]:
