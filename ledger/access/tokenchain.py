@@ -241,8 +241,12 @@ class TokenChain:
         try:
             with self.db.recorder.datastore.transaction(commit=True) as cursor:
                 self._epoch(cursor)
-        except Exception as exc:  # another process wrote it first
-            if type(exc).__name__ not in ("IntegrityError", "UniqueViolation"):
+        except Exception as exc:
+            # another process wrote it first; or this user may only read (the first process
+            # that may write writes it, and until then the tokens are refused as unchained)
+            if type(exc).__name__ not in ("IntegrityError", "UniqueViolation",
+                                          "InsufficientPrivilege", "ReadOnlySqlTransaction",
+                                          "OperationalError", "ProgrammingError"):
                 raise
 
     def _epoch(self, cursor: Any) -> None:

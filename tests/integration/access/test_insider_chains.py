@@ -27,6 +27,7 @@ from ledger.sim.runner import simulate
 from ledger.table.events import table_id
 from projections.audit import AuditReport, verify
 from projections.audit.checkpoint import make_checkpoint, stored_checkpoints
+from tests.e2e.cli.test_cli import ledger as run_ledger
 from tests.support import tamper
 from tests.support.driver import with_supervisors
 from tests.support.http import Tokens, assert_error, bearer, make_tokens
@@ -217,3 +218,53 @@ def test_principals_live_only_in_the_register_stream(app: LedgerApp) -> None:
                        "'\"ghost\"') WHERE principal_id = 'floor-1'")
     found = [d for d in verify(app).discrepancies if d.kind == "register_broken"]
     assert found and found[0].expected["problem"] == "row_edited"
+
+
+def test_the_command_line_checkpoints_and_access_verify_names_a_wiped_log(
+        tmp_path: Path) -> None:
+    """``ledger checkpoint`` (for cron) signs with the signing key; ``ledger access verify``
+    then names the access log wiped after it (exit 1), ``audit verify`` too."""
+    db = tmp_path / "ledger.sqlite3"
+    assert run_ledger("keys", "create", db=db).returncode == 0
+    settings = Settings(database_url=f"sqlite:///{db}", deck_key_file=tmp_path / "deck.key")
+    ledger = LedgerApp(settings)
+    for n in range(2):
+        record_access(ledger, who="cli:anna", what="hand", table="HCF1", hand=n + 1)
+    made = run_ledger("checkpoint", "--json", db=db)
+    assert made.returncode == 0, made.stderr
+    checkpoint = json.loads(made.stdout)
+    assert checkpoint["seq"] == 1 and checkpoint["heads"]["access_log"]["rows"] == 2
+    assert run_ledger("access", "verify", db=db).returncode == 0
+    tamper.execute_sql(ledger, "DELETE FROM ledger_access_log")
+    ledger.close()
+    wiped = run_ledger("access", "verify", "--json", db=db)
+    assert wiped.returncode == 1
+    assert json.loads(wiped.stdout)["problems"][0]["kind"] == "rows_cut"
+    audit = run_ledger("audit", "verify", "--json", db=db)
+    assert audit.returncode == 1
+    assert [d["kind"] for d in json.loads(audit.stdout)["discrepancies"]] == [
+        "checkpoint_mismatch"]
+
+
+def test_the_service_signs_a_checkpoint_every_interval(app: LedgerApp, tmp_path: Path) -> None:
+    import time
+
+    from projections.audit import keys
+    from projections.audit.checkpoint import Checkpointer
+
+    key_file = tmp_path / "signing.key"
+    keys.create_key(key_file)
+    settings = app.settings.model_copy(update={"checkpoint_minutes": 0.002,  # 0.12 s
+                                               "signing_key_file": key_file,
+                                               "checkpoint_sink": tmp_path / "sink.jsonl"})
+    checkpoints = Checkpointer(app, settings)
+    checkpoints.start()
+    deadline = time.monotonic() + 20
+    while len(stored_checkpoints(app)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    checkpoints.stop()
+    made = stored_checkpoints(app)
+    assert len(made) >= 2 and made[1]["previous"]["seq"] == made[0]["seq"]
+    lines = (tmp_path / "sink.jsonl").read_text().splitlines()
+    assert [json.loads(line)["seq"] for line in lines][:2] == [1, 2]
+    assert verify(app, public_key=keys.signing_key(settings).public_key()).ok
