@@ -66,6 +66,13 @@ class SettingsFields(BaseModel):
     bootstrap`` prints it. Set, a register whose bootstrap admin holds another key is refused
     (``register_broken``): a database insider cannot replace the register with one of their
     own. Keep it outside the database (the service's environment, the auditor's notes)."""
+    checkpoint_minutes: float = Field(default=5, ge=0, le=24 * 60)
+    """Every N minutes the service (``ledger serve``) signs a checkpoint of every chain head
+    (tables, register, tokens, access log) with the signing key (``ledger checkpoint`` makes
+    one, for cron); ``ledger audit verify`` holds the store against the latest. 0: none."""
+    checkpoint_sink: Path | None = None
+    """A file each checkpoint is also appended to, one JSON line (a file on another host, a
+    write-once bucket's mount), so that a database insider cannot rewrite them too."""
     approval_minutes: int = Field(default=60, ge=1, le=7 * 24 * 60)
     """How long a proposal waits for its approvals before it expires (minutes)."""
 

@@ -160,11 +160,44 @@ def _access(row: tuple[Any, ...]) -> Access:
                   parsed if isinstance(parsed, dict) else {"value": parsed}, prev, digest)
 
 
-def verify_access_log(store_or_app: Any, page: int = 5_000) -> list[dict[str, Any]]:
+def verify_access_log(store_or_app: Any, page: int = 5_000, *,
+                      checkpointed: bool = True) -> list[dict[str, Any]]:
     """Where the access log's chain breaks (empty when it holds): each problem names the
     sequence number, ``kind`` (``row_missing``, ``row_edited``, ``row_unlinked``) and what was
-    expected and found."""
+    expected and found. ``checkpointed``: the log is also held against the access-log head of
+    the latest checkpoint stored (``projections.audit.checkpoint``), so that rows cut off its
+    end, or the whole log wiped, show (``rows_cut``) where a shorter chain still holds; the
+    audit checks the checkpoint's signature too."""
     db = _db(store_or_app)
+    problems = _walk(db, page)
+    if checkpointed:
+        problems.extend(_against_checkpoint(db))
+    return problems
+
+
+def _against_checkpoint(db: SideTable) -> list[dict[str, Any]]:
+    from ledger.store.sidetables import CHECKPOINTS_TABLE
+
+    name = CHECKPOINTS_TABLE if db.sqlite else db.name.rsplit(".", 1)[0] + \
+        f'."{CHECKPOINTS_TABLE}"'
+    found = db.query(f"SELECT body FROM {name} ORDER BY seq DESC LIMIT 1")
+    if not found:
+        return []
+    try:
+        head = json.loads(found[0][0])["heads"]["access_log"]
+        rows, digest = int(head["rows"]), str(head["head"])
+    except (ValueError, KeyError, TypeError):
+        return []
+    if rows == 0:
+        return []
+    there = db.query(f"SELECT row_hash FROM {db.name} WHERE seq = {db.p}", (rows,))
+    if there and there[0][0] == digest:
+        return []
+    return [{"seq": rows, "kind": "rows_cut" if not there else "row_edited",
+             "expected": digest, "found": there[0][0] if there else "missing"}]
+
+
+def _walk(db: SideTable, page: int) -> list[dict[str, Any]]:
     problems: list[dict[str, Any]] = []
     expected_seq, prev = 1, GENESIS
     after = 0

@@ -20,6 +20,11 @@ Roles (the API decides what each may do):
                 principal's own key (``ledger.domain.approval``); signs in to the console's
                 approvals page. The token alone approves nothing: it says who is asking, the
                 signature says what they approve.
+
+Every change of the table (a token made, a token revoked) is also a row of the tokens' chain
+(:mod:`ledger.access.tokenchain`), written in the same transaction; a token whose stored row is
+not what its chain says (its role, tables, seat, principal or revocation edited in the database)
+is refused (``token_chain_broken``).
 """
 
 from __future__ import annotations
@@ -29,15 +34,17 @@ import hmac
 import json
 import re
 import secrets
+import sqlite3
 import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
-from eventsourcing.persistence import Recorder
+from eventsourcing.persistence import IntegrityError, OperationalError, Recorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
+from ledger.access.tokenchain import OPEN_KEY, TokenChain, token_record, tokens_key
 from ledger.domain.commands import TABLE_CODE_PATTERN
 from ledger.domain.errors import InvalidInput, NotFound
 from ledger.store.schema import TOKENS_TABLE
@@ -120,7 +127,8 @@ class TokenStore:
     once; one made by another process within that time).
     """
 
-    def __init__(self, recorder: Recorder, cache_seconds: float = 0.0) -> None:
+    def __init__(self, recorder: Recorder, cache_seconds: float = 0.0, *,
+                 key: bytes = OPEN_KEY) -> None:
         self._recorder: Any = recorder
         self._sqlite = isinstance(recorder, SQLiteApplicationRecorder)
         if self._sqlite:
@@ -131,6 +139,14 @@ class TokenStore:
         self._cache_seconds = cache_seconds
         self._cache: dict[str, tuple[float, TokenInfo | None, str]] = {}
         self._guard = threading.Lock()
+        self.chain = TokenChain(recorder, key, self._table)
+        self.chain.ensure_epoch()
+
+    @classmethod
+    def of(cls, store: Any, cache_seconds: float = 0.0) -> TokenStore:
+        """The tokens of ``store`` (a :class:`ledger.store.base.LedgerStore`; a fleet's home
+        store), their chain's MACs keyed by its deck keeper."""
+        return cls(store.recorder, cache_seconds, key=tokens_key(store.keeper))
 
     # --- managing -----------------------------------------------------------------------
 
@@ -147,11 +163,11 @@ class TokenStore:
         token = f"{PREFIX}{token_id}_{secrets.token_urlsafe(32)}"
         info = TokenInfo(token_id, role, codes, seat, label.strip()[:200], _now(), None,
                          principal)
-        self._execute(
+        values = (token_id, digest(token), role, None if codes is None else json.dumps(codes),
+                  seat, info.label, info.created_at, None, principal)
+        self._chained(
             f"INSERT INTO {self._table} ({_COLUMNS}) VALUES ({','.join([self._p] * 9)})",
-            (token_id, digest(token), role, None if codes is None else json.dumps(codes), seat,
-             info.label, info.created_at, None, principal),
-        )
+            values, "create", token_record(values))
         return token, info
 
     def all(self, *, include_revoked: bool = True) -> list[TokenInfo]:
@@ -170,11 +186,14 @@ class TokenStore:
         """Revoke a token (revoking it again changes nothing)."""
         info = self.get(token_id)
         if info.active:
-            self._execute(
+            when = _now()
+            self._chained(
                 f"UPDATE {self._table} SET revoked_at = {self._p} WHERE token_id = {self._p} "
                 "AND revoked_at IS NULL",
-                (_now(), token_id),
-            )
+                (when, token_id), "revoke",
+                token_record((info.token_id, self._secret(token_id), info.role,
+                              None if info.tables is None else json.dumps(info.tables),
+                              info.seat, info.label, info.created_at, when, info.principal)))
         with self._guard:
             self._cache = {k: v for k, v in self._cache.items() if v[2] != token_id}
         return self.get(token_id)
@@ -214,7 +233,11 @@ class TokenStore:
         if not rows:
             return None
         info, stored = self._info(rows[0])
-        return info if hmac.compare_digest(stored, digest(token)) else None
+        if not hmac.compare_digest(stored, digest(token)):
+            return None
+        values = tuple(rows[0]) if self._sqlite else tuple(rows[0].values())
+        self.chain.check(token_record(values))  # token_chain_broken: edited behind our back
+        return info
 
     # --- plumbing -----------------------------------------------------------------------
 
@@ -225,14 +248,49 @@ class TokenStore:
         return TokenInfo(token_id, role, codes, seat, label, created, revoked,
                          principal), secret
 
-    def _execute(self, sql: str, params: tuple[Any, ...]) -> None:
-        with self._recorder.datastore.transaction(commit=True) as cursor:
-            cursor.execute(sql, params)
+    def _chained(self, sql: str, params: tuple[Any, ...], kind: str,
+                 record: dict[str, Any]) -> None:
+        """The change and its chain row in one transaction (another writer's chain row at
+        the same sequence number: tried again)."""
+        clashes: tuple[type[BaseException], ...] = (
+            IntegrityError, OperationalError, sqlite3.IntegrityError, sqlite3.OperationalError,
+            *_psycopg_clashes())
+        for attempt in range(10):
+            try:
+                with self._recorder.datastore.transaction(commit=True) as cursor:
+                    cursor.execute(sql, params)
+                    self.chain.append(cursor, kind, record)
+                return
+            except clashes:
+                if attempt == 9:
+                    raise
+                time.sleep(0.01 * (attempt + 1))
+
+    def _secret(self, token_id: str) -> str:
+        rows = self._query(f"SELECT secret_sha256 FROM {self._table} WHERE token_id = "
+                           f"{self._p}", (token_id,))
+        values = tuple(rows[0]) if self._sqlite else tuple(rows[0].values())
+        return str(values[0])
 
     def _query(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
         with self._recorder.datastore.transaction(commit=False) as cursor:
             cursor.execute(sql, params)
             return list(cursor.fetchall())
+
+
+def chain_of(store: Any) -> TokenChain:
+    """The tokens' chain of ``store`` (a fleet's home store), read as it stands (no epoch is
+    written: the audit reads, it never writes)."""
+    recorder: Any = store.recorder
+    table = TOKENS_TABLE if isinstance(recorder, SQLiteApplicationRecorder) else \
+        f'"{recorder.datastore.schema}"."{TOKENS_TABLE}"'
+    return TokenChain(recorder, tokens_key(store.keeper), table)
+
+
+def _psycopg_clashes() -> tuple[type[BaseException], ...]:
+    from ledger.store.errors import loaded_classes
+
+    return loaded_classes("psycopg.errors", "IntegrityError")
 
 
 def _now() -> str:

@@ -77,7 +77,8 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     app.state.ledger = ledger
     app.state.reader = replica or ledger  # where the read routes read
     app.state.replica = replica
-    app.state.tokens = TokenStore(home_of(ledger).recorder, settings.api_token_cache_seconds)
+    app.state.stores = [*apps_of(ledger), *([replica] if replica else [])]
+    app.state.tokens = TokenStore.of(home_of(ledger), settings.api_token_cache_seconds)
     app.state.probes = ProbeLog(home_of(ledger).recorder)
     app.state.metrics = metrics = Metrics()
     app.state.reads = read_side = reads.ReadSide(ledger, replica)

@@ -51,6 +51,7 @@ STATUS_BY_CODE: dict[str, int] = {
     # credentials and permissions
     "missing_token": 401,
     "invalid_token": 401,
+    "token_chain_broken": 401,
     "forbidden": 403,
     "csrf_failed": 403,
     "table_not_in_scope": 403,
@@ -104,7 +105,7 @@ STATUS_BY_CLASS: tuple[tuple[type[LedgerError], int], ...] = (
 
 # Refusal codes the API itself raises (the domain's own codes come with LedgerError).
 ERROR_CODES_BY_STATUS: Mapping[int, str] = {
-    401: "missing_token, invalid_token",
+    401: "missing_token, invalid_token, token_chain_broken",
     403: "forbidden, table_not_in_scope, seat_not_in_scope",
     404: "not_found, unknown_table, unknown_hand, unknown_token",
     405: "method_not_allowed",

@@ -81,7 +81,7 @@ def _command_named(argv: list[str]) -> str | None:
 _COMMAND_MODULES: list[str] = [
     "demo", "simulate", "replay", "evaluate", "tables", "projections", "audit", "export", "serve",
     "tokens", "report", "hands", "rules", "correct", "principals", "approve", "access", "keys",
-    "backup", "shards",
+    "backup", "shards", "checkpoint",
 ]
 _COMMAND_OWNERS: dict[str, str] = {
     "demo": "demo", "simulate": "simulate", "replay": "replay", "evaluate": "evaluate",
@@ -90,7 +90,7 @@ _COMMAND_OWNERS: dict[str, str] = {
     "tokens": "tokens", "report": "report", "hands": "hands", "rules": "rules",
     "correct": "correct", "principals": "principals", "approve": "approve",
     "proposals": "approve", "access": "access", "keys": "keys",
-    "backup": "backup", "shards": "shards",
+    "backup": "backup", "shards": "shards", "checkpoint": "checkpoint",
 }
 """The module that registers each top-level command (``tests/unit/cli/test_cli_startup.py``
 checks it against what the modules register)."""

@@ -139,7 +139,7 @@ def _console_tokens(ledger: Any, directory: Path) -> dict[str, Path]:
     from ledger.access.tokens import TokenStore
     from ledger.app.fleet import home_of
 
-    store = TokenStore(home_of(ledger).recorder, 0)
+    store = TokenStore.of(home_of(ledger), 0)
     directory.mkdir(parents=True, exist_ok=True)
     paths = {}
     for role in ("auditor", "accounting"):

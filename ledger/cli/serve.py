@@ -43,10 +43,15 @@ def serve(
                 if self.started:
                     typer.echo(f"serving on {address} (Ctrl-C to stop)")
 
+        from projections.audit.checkpoint import Checkpointer
+
+        checkpoints = Checkpointer(api.state.ledger, settings)  # every N minutes, signed
+        checkpoints.start()
         config = uvicorn.Config(api, log_level=settings.log_level.lower(), access_log=False)
         server = Server(config)
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it ends on
             server.run(sockets=[sock])
+        checkpoints.stop()
     finally:
         sock.close()
     if not server.started:

@@ -39,7 +39,7 @@ def create(
     with ledger_app(database_url) as ledger:
         if principal is not None:
             home_of(ledger).principals.get(principal)
-        token, info = TokenStore(home_of(ledger).recorder).create(
+        token, info = TokenStore.of(home_of(ledger)).create(
             role, tables=tables or None, seat=seat, label=label, principal=principal
         )
     if as_json:
@@ -62,7 +62,7 @@ def list_tokens(
     from ledger.app.fleet import home_of
 
     with ledger_app(database_url) as ledger:
-        found = TokenStore(home_of(ledger).recorder).all()
+        found = TokenStore.of(home_of(ledger)).all()
     if as_json:
         for info in found:
             typer.echo(json.dumps(info.as_dict()))
@@ -95,5 +95,5 @@ def revoke(
     from ledger.app.fleet import home_of
 
     with ledger_app(database_url) as ledger:
-        info = TokenStore(home_of(ledger).recorder).revoke(token_id)
+        info = TokenStore.of(home_of(ledger)).revoke(token_id)
     typer.echo(f"token {info.token_id} ({info.role}) revoked at {info.revoked_at}")

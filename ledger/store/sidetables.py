@@ -1,7 +1,9 @@
 """The ledger's own tables beside the events: the register of principals (a chained stream,
 ``ledger.access.register``; ``ledger_principals`` is its predecessor, read once to import the
 principals registered before signatures), the proposals awaiting approval and the access log
-(the tokens' table is in :mod:`ledger.store.persistence`), their DDL for both stores, and one
+(the tokens' table is in :mod:`ledger.store.persistence`; its chain, ``ledger_token_chain``,
+is :mod:`ledger.access.tokenchain`), the signed checkpoints of every chain head
+(``ledger_checkpoints``, ``projections.audit.checkpoint``), their DDL for both stores, and one
 small helper to run SQL on them through the application's recorder (SQLite or PostgreSQL alike).
 """
 
@@ -17,6 +19,8 @@ PRINCIPALS_TABLE = "ledger_principals"
 ACCESS_TABLE = "ledger_access_log"
 REGISTER_TABLE = "ledger_register"
 PROPOSALS_TABLE = "ledger_proposals"
+TOKEN_CHAIN_TABLE = "ledger_token_chain"
+CHECKPOINTS_TABLE = "ledger_checkpoints"
 
 _PRINCIPALS = (
     "principal_id {text} PRIMARY KEY, name {text} NOT NULL, role {text} NOT NULL, "
@@ -39,9 +43,16 @@ _PROPOSALS = (
     "payload {text} NOT NULL, expires_at {text} NOT NULL, status {text} NOT NULL, "
     "approvals {text} NOT NULL, result {text}, updated_at {text} NOT NULL"
 )
+_TOKEN_CHAIN = (
+    "seq {int} PRIMARY KEY, at {text} NOT NULL, kind {text} NOT NULL, "
+    "token_id {text} NOT NULL, body {text} NOT NULL, prev_hash {text} NOT NULL, "
+    "row_hash {text} NOT NULL, mac {text} NOT NULL"
+)
+_CHECKPOINTS = "seq {int} PRIMARY KEY, at {text} NOT NULL, body {text} NOT NULL"
 SIDE_TABLES: dict[str, str] = {PRINCIPALS_TABLE: _PRINCIPALS, ACCESS_TABLE: _ACCESS,
                                REGISTER_TABLE: _REGISTER, PROPOSALS_TABLE: _PROPOSALS,
-                               IDENTITY_TABLE: IDENTITY_COLUMNS}
+                               IDENTITY_TABLE: IDENTITY_COLUMNS,
+                               TOKEN_CHAIN_TABLE: _TOKEN_CHAIN, CHECKPOINTS_TABLE: _CHECKPOINTS}
 
 
 def sqlite_ddl() -> list[str]:

@@ -140,7 +140,7 @@ def report(store: str, name: str, rate: int, flat: list[float], unit: str = "req
 def bench(store: str, clients: int, seconds: float) -> None:
     with fresh_store(store) as settings:
         ledger = LedgerApp(settings)
-        tokens = TokenStore(ledger.recorder)
+        tokens = TokenStore.of(ledger)
         codes = [f"B-{n}" for n in range(clients)] + ["ONE"] + [f"D-{n}" for n in
                                                                  range(clients)]
         admin = tokens.create("admin")[0]

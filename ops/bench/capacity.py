@@ -314,7 +314,7 @@ def serve_run(settings: Settings, work: list[Plan]) -> tuple[float, float, float
     PostgreSQL backends."""
     ledger = open_ledger(settings)
     try:
-        tokens = TokenStore(home_of(ledger).recorder)
+        tokens = TokenStore.of(home_of(ledger))
         admin = tokens.create("admin")[0]
         devices = [tokens.create("device", tables=plan.tables)[0] for plan in work]
     finally:

@@ -301,7 +301,7 @@ def main() -> int:
         settings = Settings(database_url=url, deck_key_file=root / "deck.key",
                             connect_timeout=CONNECT_TIMEOUT_S)
         app = LedgerApp(settings)
-        store = TokenStore(app.recorder)
+        store = TokenStore.of(app)
         games = sorted(GAMES)
         codes = [f"HA-{n}" for n in range(len(games))]
         tokens = {role: store.create(role, label=f"failover {role}",

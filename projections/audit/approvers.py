@@ -24,6 +24,7 @@ deleted, inserted, or a change not signed by an admin principal).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -44,11 +45,14 @@ def register_state(app: Any) -> State:
     """The register of ``app``'s store folded from its rows, problems kept (never raised);
     read once per head."""
     register = Register(app.recorder, getattr(app.settings, "register_root", None))
-    head = register.head()
+    rows = register.rows()
+    # keyed by every row's content, not the head alone: a row edited before the head changes
+    # no head, and must be folded (and named) again
+    head = hashlib.sha256(repr([tuple(vars(r).values()) for r in rows]).encode()).hexdigest()
     cached = getattr(app, "_audit_register", None)
     if cached is not None and cached[0] == head:
         return cached[1]  # type: ignore[no-any-return]
-    state = fold(register.rows(), register.root_pin)
+    state = fold(rows, register.root_pin)
     with contextlib.suppress(AttributeError):
         app._audit_register = (head, state)
     return state

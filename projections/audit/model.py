@@ -40,6 +40,15 @@ register at the version it names, or an approval that is not of this event),
 ``approval_unsigned`` (an approved event without signatures after the register's epoch), and,
 a full audit only, ``register_broken`` (a row of the register edited, deleted or inserted, or a
 change of it not signed by an admin principal);
+tokens (a full audit only, :mod:`ledger.access.tokenchain`): ``tokens_broken`` (a row of the
+tokens' chain edited, deleted, inserted or forged, or a token whose stored role, tables, seat,
+principal or revocation is not what its chain says);
+checkpoints (a full audit only, :mod:`projections.audit.checkpoint`): ``checkpoint_mismatch``
+(the store no longer holds a chain head the latest checkpoint recorded: a table rewritten, even
+consistently, or cut; the register, the tokens' chain or the access log rewritten or cut),
+``checkpoint_signature``, ``checkpoint_chain_broken``, ``checkpoint_missing`` (a checkpoint of
+the sink the store lost); snapshots: ``snapshot_mismatch`` (a signed snapshot whose keyed
+signature or chain digest does not hold);
 re-decision (rules vs record): ``rejected`` (the rules refuse the recorded command), ``records``
 (other records than the rules produce), ``outcome``, ``transfer``, ``jackpot``, ``coverage``,
 ``pot``, ``points``, ``rake``, ``deal``, ``deck_commitment`` and, for any other field of an
@@ -58,7 +67,7 @@ CHAIN_KINDS = frozenset({
     "event_edited", "event_deleted", "event_inserted", "events_reordered", "stream_start",
     "undecodable_event", "command_log_mismatch", "command_log_missing", "command_log_unknown",
     "seal_truncated", "seal_mismatch", "seal_missing_table", "seal_events", "seal_balances",
-    "seal_unknown_table",
+    "seal_unknown_table", "checkpoint_mismatch", "snapshot_mismatch",
 })
 SIGNATURE_KINDS = frozenset({"signature_invalid", "approval_unsigned", "register_broken"})
 SEAL_KINDS = frozenset({"seal_signature", "seal_chain_broken", "seal_day_missing"})

@@ -118,6 +118,9 @@ def verify(app: Any, *, table: str | None = None, day: str | None = None,
         report.discrepancies.extend(writers.commands_without_events(app, {str(t) for t in tids}))
         report.discrepancies.extend(access_log_breaks(app))
         report.discrepancies.extend(register_discrepancies(app))
+        report.discrepancies.extend(token_discrepancies(app))
+        report.discrepancies.extend(snapshot_discrepancies(app, tids))
+        report.discrepancies.extend(checkpoint_discrepancies(app, public_key))
         if check is not None:
             report.discrepancies.extend(check.access_log(app))
     mark_outdated(app, {d.expected["view"] for d in found})
@@ -147,7 +150,42 @@ def access_log_breaks(app: Any) -> list[Discrepancy]:
     return [Discrepancy("access-log", None, "access_log_broken",
                         {"row": p["seq"], "problem": p["kind"], "value": p["expected"]},
                         p["found"])
-            for p in verify_access_log(app)]
+            for p in verify_access_log(app, checkpointed=False)]
+
+
+def token_discrepancies(app: Any) -> list[Discrepancy]:
+    """The tokens' chain and the tokens' table against it (``ledger.access.tokenchain``): an
+    edited, deleted, inserted or forged chain row, or a token whose stored role, tables, seat,
+    principal or revocation is not what its chain says, is ``tokens_broken``, naming the row
+    or the token."""
+    from ledger.access.tokenchain import chain_problems
+    from ledger.access.tokens import chain_of
+    from ledger.store.fleet import home_store_of
+
+    return [Discrepancy("tokens", None, "tokens_broken",
+                        {("row" if "seq" in p else "token"): p.get("seq", p.get("token")),
+                         "problem": p["kind"], "value": p["expected"]}, p["found"])
+            for p in chain_problems(chain_of(home_store_of(app)))]
+
+
+def snapshot_discrepancies(app: Any, tids: Sequence[Any]) -> list[Discrepancy]:
+    """Every snapshot of the tables held against their chain (``projections.audit.checkpoint``):
+    one whose keyed signature does not verify, or whose chain digest is not that of the stored
+    event at its version, is ``snapshot_mismatch``."""
+    from projections.audit.checkpoint import snapshot_problems
+
+    return snapshot_problems(app, tids)
+
+
+def checkpoint_discrepancies(app: Any, key: Ed25519PublicKey | None) -> list[Discrepancy]:
+    """The signed checkpoints (``projections.audit.checkpoint``): their signatures (with
+    ``key``, else the public half of the signing key when this process has it) and chain, what
+    the sink (``LEDGER_CHECKPOINT_SINK``) holds that the store lost, and the store held against
+    the latest (``checkpoint_*``)."""
+    from projections.audit.checkpoint import check_checkpoints, public_key_for
+
+    settings = app.settings
+    return check_checkpoints(app, public_key_for(settings, key), sink=settings.checkpoint_sink)
 
 
 def register_discrepancies(app: Any) -> list[Discrepancy]:

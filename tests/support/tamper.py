@@ -253,3 +253,38 @@ def force_command(app: LedgerApp, command: Any, approval: Any = None) -> int:
     app.save(table, command_row=CommandRow(command.command_id, str(table.id), command.name,
                                            payload, result.to_json()))
     return int(table.version)
+
+
+def side_table(app: Any, name: str) -> str:
+    """The name to write in SQL for one of the ledger's own tables (``ledger_tokens``,
+    ``ledger_access_log``, ``ledger_register`` ...), schema first on PostgreSQL."""
+    recorder: Any = app.recorder
+    return name if not _is_postgres(app) else f'"{recorder.datastore.schema}"."{name}"'
+
+
+def execute_sql(app: Any, sql: str, params: tuple[Any, ...] = ()) -> None:
+    """Run ``sql`` (``%s`` marks) on the store, committed: an insider at the database."""
+    _execute(app, sql, params)
+
+
+def query_sql(app: Any, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if not _is_postgres(app):
+        sql = sql.replace("%s", "?")
+    with _recorder(app).datastore.transaction(commit=False) as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return [tuple(r.values()) if isinstance(r, dict) else tuple(r) for r in rows]
+
+
+def rename_everywhere(app: LedgerApp, tid: UUID, old: str, new: str) -> None:
+    """A consistent rewrite of a table: ``old`` replaced by ``new`` in every event, the chain
+    recomputed from the first event changed and the command log rewritten to match, as an
+    insider with write access and the chain's recipe would do."""
+    first = None
+    for row in _rows(app, tid, 0):
+        if old.encode() in bytes(row.state):
+            replace_in_event(app, tid, row.originator_version, old, new)
+            first = first or row.originator_version
+    assert first is not None, f"{old!r} is in no event"
+    rechain(app, tid, first)
+    rewrite_command_log(app, tid)
