@@ -4,6 +4,8 @@ sign-out and with its token; another instance over the same store finds it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ledger.access.sessions import SESSIONS_TABLE, SessionStore, csrf_for, id_digest
 from ledger.app.application import LedgerApp
 from ledger.settings import Settings
@@ -21,7 +23,8 @@ def test_sessions_live_in_the_store_as_digests_and_end(store_settings: Settings)
         found = other.find(sid, "session")
         assert found is not None and found.token_id == "abc123abc123"
         assert other.find("x" * 43, "session") is None and other.find("", "session") is None
-        with app.recorder.datastore.transaction(commit=False) as cursor:
+        recorder: Any = app.recorder
+        with recorder.datastore.transaction(commit=False) as cursor:
             cursor.execute(f"SELECT * FROM {_table(store_settings)}")
             stored = repr([tuple(r) if not isinstance(r, dict) else tuple(r.values())
                            for r in cursor.fetchall()])
