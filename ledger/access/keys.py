@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ledger.domain import jsontext
 from ledger.domain.errors import InvalidInput, StateConflict
 
 if TYPE_CHECKING:  # imported where used: replaying a hand needs no cryptography
@@ -164,7 +165,7 @@ def key_file_data(path: Path) -> dict[str, Any]:
     try:
         if len(raw) > MAX_KEY_FILE:
             raise ValueError("too long")
-        data = json.loads(raw)
+        data = jsontext.loads(raw)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError("format")
         parse_public(str(data["public_key"]))

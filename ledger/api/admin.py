@@ -109,7 +109,9 @@ def revoke_token(
     who: Principal = Depends(require("admin")),  # noqa: B008
 ) -> dict[str, Any]:
     store: TokenStore = request.app.state.tokens
-    return store.revoke(token_id).as_dict()
+    revoked = store.revoke(token_id).as_dict()
+    request.app.state.sessions.end_for_token(token_id)  # its console sessions end with it
+    return revoked
 
 
 @router.post("/principals", response_model=ProposalOut, status_code=202, tags=["principals"],

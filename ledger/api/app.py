@@ -13,6 +13,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ledger import __version__
 from ledger.access.probes import ProbeLog
+from ledger.access.sessions import SessionStore
 from ledger.access.tokens import TokenStore
 from ledger.api import (  # noqa: F401 - reports adds its routes to reads.router
     accesslog,
@@ -79,6 +80,7 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     app.state.replica = replica
     app.state.stores = [*apps_of(ledger), *([replica] if replica else [])]
     app.state.tokens = TokenStore.of(home_of(ledger), settings.api_token_cache_seconds)
+    app.state.sessions = SessionStore(home_of(ledger).recorder)  # the console's
     app.state.probes = ProbeLog(home_of(ledger).recorder)
     app.state.metrics = metrics = Metrics()
     app.state.reads = read_side = reads.ReadSide(ledger, replica)

@@ -61,6 +61,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "method_not_allowed": 405,
     "invalid_request": 422,
     "invalid_command": 422,
+    "duplicate_key": 422,
     "body_too_large": 413,
     "internal_error": 500,
     "store_unavailable": 503,

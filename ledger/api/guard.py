@@ -9,6 +9,8 @@
 - **A body size limit** (:data:`ledger.domain.bounds.MAX_BODY_BYTES`): a declared or streamed body
   above it is ``body_too_large`` (413), read no further; a JSON body nested deeper than
   :data:`MAX_JSON_DEPTH` is ``invalid_request`` (the parser would recurse until it fails).
+- **One value per key**: a JSON body whose object names a key twice is ``duplicate_key`` (422)
+  before any route sees it (:mod:`ledger.domain.jsontext`), so nothing is appended.
 - **Every unexpected failure becomes one coded 500** (``internal_error``) here, logged in one
   line, instead of travelling on to the server, which would print its traceback.
 """
@@ -24,8 +26,10 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ledger.api.errors import ApiError, error_response, internal_error_response
+from ledger.domain import jsontext
 from ledger.domain.bounds import MAX_BODY_BYTES
 from ledger.domain.errors import InvalidInput, LedgerError
+from ledger.domain.jsontext import DuplicateKey
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 MAX_JSON_DEPTH = 64
@@ -81,12 +85,15 @@ class Guard:
         and a ``receive`` that replays the body read."""
         path: str = scope["path"]
         if not path.startswith(OPEN_PREFIXES):
-            from ledger.api.auth import authenticated
+            from ledger.api.auth import Principal, authenticated
 
-            try:
-                scope["state"]["principal"] = await authenticated(Request(scope))
-            except LedgerError as exc:
-                return exc, receive
+            # a principal already in the state: the console's own call for a session
+            # (ledger.api.console.gateway; no client can put an object there)
+            if not isinstance(scope["state"].get("principal"), Principal):
+                try:
+                    scope["state"]["principal"] = await authenticated(Request(scope))
+                except LedgerError as exc:
+                    return exc, receive
         declared = _header(scope, b"content-length")
         if declared is not None:
             if not declared.isdigit():
@@ -110,6 +117,13 @@ class Guard:
         if too_deep(body):
             return InvalidInput("invalid_request", f"the JSON body is nested more than "
                                 f"{MAX_JSON_DEPTH} levels deep"), receive
+        if body.strip() and _read_as_json(_header(scope, b"content-type")):
+            try:
+                jsontext.loads(body, "the request body")
+            except DuplicateKey as exc:
+                return exc, receive
+            except ValueError:  # not JSON at all: the route's own parser says so
+                pass
         sent = [False]
 
         async def replay() -> Message:
@@ -124,6 +138,15 @@ class Guard:
 def _too_large(limit: int) -> LedgerError:
     return ApiError("body_too_large", f"the request body is larger than {limit} bytes",
                     limit=limit)
+
+
+def _read_as_json(content_type: str | None) -> bool:
+    """Whether the routes parse a body of ``content_type`` as JSON (as FastAPI does: no
+    content type, ``application/json`` or any ``+json``)."""
+    if not content_type:
+        return True
+    subtype = content_type.split(";", 1)[0].strip().lower().rpartition("/")[2]
+    return subtype == "json" or subtype.endswith("+json")
 
 
 def _header(scope: Scope, name: bytes) -> str | None:

@@ -73,8 +73,9 @@ def verify(
     recorded; check each table's hash chain and the command log's copy of every event, that
     every event's transfers balance, that wager spots and pots are empty between hands, and
     that all accounts sum to the net cage movements; recompute the read models' totals and
-    compare them with the stored views (`projection_mismatch`). Everything is read in one
-    consistent snapshot of the store, so tables may play meanwhile.
+    compare them with the stored views (`projection_mismatch`), and build every view again
+    from the events to compare every stored row and column (`view_row_mismatch`). Everything
+    is read in one consistent snapshot of the store, so tables may play meanwhile.
 
     Exit status 0 only when everything holds; 1 when a discrepancy is found (each is listed
     with its table, hand, kind, expected and recorded values and rule id); 2 on bad input."""

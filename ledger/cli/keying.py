@@ -197,7 +197,9 @@ def settings_from(pairs: list[str]) -> dict[str, Any]:
     """``--set KEY=VALUE`` as configuration entries; a value that reads as JSON (a number,
     true, a list, an object) is taken as that, anything else as text. A dotted key sets a
     nested entry (``jackpot.seed=500000``)."""
+    from ledger.domain import jsontext
     from ledger.domain.errors import InvalidInput
+    from ledger.domain.jsontext import DuplicateKey
 
     out: dict[str, Any] = {}
     for pair in pairs:
@@ -206,7 +208,9 @@ def settings_from(pairs: list[str]) -> dict[str, Any]:
             raise InvalidInput("invalid_setting_option", f"--set {pair!r}: write KEY=VALUE, "
                                "e.g. card_source=recorded or ante_min=500")
         try:
-            value: Any = json.loads(text)
+            value: Any = jsontext.loads(text, f"--set {key.strip()}")
+        except DuplicateKey:
+            raise
         except ValueError:
             value = text
         node = out

@@ -13,7 +13,9 @@ import typer
 
 from ledger.cli import app
 from ledger.cli.common import DATABASE_OPTION, err_console, fail, handle_errors, ledger_app
+from ledger.domain import jsontext
 from ledger.domain.errors import InvalidInput
+from ledger.domain.jsontext import DuplicateKey
 from ledger.domain.money import to_decimal
 
 report_app = typer.Typer(
@@ -87,7 +89,9 @@ def paytable(
         data: dict[str, Any] = {}
         if config is not None:
             try:
-                data = json.loads(config.read_text(encoding="utf-8"))
+                data = jsontext.loads(config.read_text(encoding="utf-8"), str(config))
+            except DuplicateKey as exc:
+                fail(exc)
             except (OSError, ValueError) as exc:
                 fail(InvalidInput("invalid_config", f"cannot read {config}: {exc}"))
             if not isinstance(data, dict):

@@ -190,12 +190,16 @@ def configure(
 
 
 def _config_file(path: Path | None) -> dict[str, Any]:
+    from ledger.domain import jsontext
     from ledger.domain.errors import InvalidInput
+    from ledger.domain.jsontext import DuplicateKey
 
     if path is None:
         return {}
     try:
-        found = json.loads(path.read_text(encoding="utf-8"))
+        found = jsontext.loads(path.read_text(encoding="utf-8"), str(path))
+    except DuplicateKey:
+        raise
     except ValueError as exc:
         raise InvalidInput("invalid_config_file", f"{path}: not JSON ({exc})") from None
     if not isinstance(found, dict):

@@ -25,7 +25,8 @@ seal (:mod:`projections.audit.sealcheck`): ``seal_truncated``, ``seal_mismatch``
 ``seal_chain_broken``,
 ``seal_day_missing``, ``seal_projections``, and ``seal_signature`` (a seal not signed by the
 key given; it says nothing about the chains, so it leaves ``chain_ok`` alone: ``seal_ok``);
-read models (:mod:`projections.audit.reconcile`): ``projection_mismatch``, and
+read models (:mod:`projections.audit.reconcile`): ``projection_mismatch``; every stored row
+and column of every view (:mod:`projections.audit.viewrows`): ``view_row_mismatch``; and
 ``unholdable_value`` (an event holding a number no view can store, left out of the views, or a
 balance past that range: :mod:`projections.views.unholdable`);
 bounds: ``out_of_bounds`` (a recorded command outside the bounds every command has now,

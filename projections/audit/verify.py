@@ -6,7 +6,9 @@ table, in one pass over its stored rows in version order: the hash chain and the
 copies (:mod:`projections.audit.chain`), then the decoded events through a fresh table with
 every command decided again (:mod:`projections.audit.replay`), with conservation checked on
 the way; the totals the read models must hold are recomputed on the way too and compared with
-the stored views (:mod:`projections.audit.reconcile`); finally the signed seals when given
+the stored views (:mod:`projections.audit.reconcile`), and every view is built again from
+the events in a scratch database and compared with the stored one row by row, column by column
+(:mod:`projections.audit.viewrows`); finally the signed seals when given
 (:mod:`projections.audit.sealcheck`); and, auditing every table, the access log's hash
 chain (:mod:`ledger.access.accesslog`). Nothing is read from snapshots: the audit depends on the
 events and the rules only.
@@ -41,6 +43,7 @@ from projections.audit.reconcile import (
     view_positions,
 )
 from projections.audit.tables import Progress, audit_table, day_scope, existing_table
+from projections.audit.viewrows import row_discrepancies
 from projections.views.context import parse_day
 
 if TYPE_CHECKING:  # imported where used: one table's audit (ledger audit hand) needs neither
@@ -105,6 +108,7 @@ def verify(app: Any, *, table: str | None = None, day: str | None = None,
                                        progress=progress))
         found = compare(reader, totals, tables=labels if table else None,
                         since=day if start else None)
+        found.extend(row_discrepancies(app, reader, left_out=frozenset(rejects), table=table))
         report.discrepancies.extend(found)
         report.discrepancies.extend(_left_out(report, rejects, labels))
         if check is not None and table is None:

@@ -1,5 +1,7 @@
 """The console reads through the API itself: each page asks the API's own routes, in process,
-with the reader's own token.
+as the reader (with the reader's bearer token, or, for a console session, whose cookie holds
+no token, with the principal the session's token gives, handed over in the request's state
+where no HTTP client can put it).
 
 A page never queries the store or checks a role of its own: it sends ``GET /tables/...``,
 ``GET /hands``, ``GET /audit/verify`` ... to the same application, through its whole stack
@@ -64,16 +66,20 @@ class Api:
     """The API as one reader sees it (one request's token)."""
 
     app: ASGIApp
-    token: str
+    token: str | None
+    principal: Any = None
+    """The reader's principal (``ledger.api.auth.Principal``), for a session without token."""
     client: tuple[str, int] | None = None
     server: tuple[str, int | None] | None = None
     scheme: str = "http"
     calls: list[str] = field(default_factory=list)
 
     @classmethod
-    def of(cls, request: Request, token: str) -> Api:
-        return cls(app=request.app, token=token, client=request.scope.get("client"),
-                   server=request.scope.get("server"), scheme=request.url.scheme)
+    def of(cls, request: Request, who: Any) -> Api:
+        """The API as ``who`` (a console ``Reader``) sees it."""
+        return cls(app=request.app, token=who.token, principal=who.principal,
+                   client=request.scope.get("client"), server=request.scope.get("server"),
+                   scheme=request.url.scheme)
 
     async def get(self, path: str, params: Mapping[str, Any] | None = None, *,
                   state: Mapping[str, Any] | None = None) -> Answer:
@@ -81,15 +87,20 @@ class Api:
         query = urlencode({k: _text(v) for k, v in (params or {}).items() if v is not None})
         self.calls.append(path)
         return await call(self.app, "GET", path, query, self.token, client=self.client,
-                          server=self.server, scheme=self.scheme, state=state)
+                          server=self.server, scheme=self.scheme,
+                          state={**(state or {}), **self._as()})
 
     async def post(self, path: str, body: Mapping[str, Any], *,
                    headers: Mapping[str, str] | None = None) -> Answer:
         """``POST path`` with a JSON body as this reader; the answer whatever its status."""
         self.calls.append(path)
         return await call(self.app, "POST", path, "", self.token, client=self.client,
-                          server=self.server, scheme=self.scheme,
+                          server=self.server, scheme=self.scheme, state=self._as(),
                           body=json.dumps(dict(body)).encode(), sent_headers=headers)
+
+    def _as(self) -> dict[str, Any]:
+        """The request state that makes a call without token this reader's."""
+        return {} if self.token is not None else {"principal": self.principal}
 
     async def data(self, path: str, params: Mapping[str, Any] | None = None, *,
                    state: Mapping[str, Any] | None = None) -> Any:
@@ -111,7 +122,7 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-async def call(app: ASGIApp, method: str, path: str, query: str, token: str, *,
+async def call(app: ASGIApp, method: str, path: str, query: str, token: str | None, *,
                client: tuple[str, int] | None = None,
                server: tuple[str, int | None] | None = None, scheme: str = "http",
                state: Mapping[str, Any] | None = None, body: bytes = b"",
@@ -128,7 +139,7 @@ async def call(app: ASGIApp, method: str, path: str, query: str, token: str, *,
         "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
         "http_version": "1.1", "method": method, "scheme": scheme, "path": path,
         "raw_path": path.encode(), "query_string": query.encode(), "root_path": "",
-        "headers": [(b"authorization", b"Bearer " + token.encode()),
+        "headers": [*([(b"authorization", b"Bearer " + token.encode())] if token else []),
                     (b"host", b"console"), (b"user-agent", USER_AGENT),
                     (b"accept", b"application/json"), *extra],
         "client": client, "server": server, "state": dict(state or {}),

@@ -57,10 +57,10 @@ async def sign_in_form(request: Request, next: str | None = Query(None, max_leng
 
 def _sign_in_page(request: Request, target: str, problem: str | None,
                   status: int = 200) -> Response:
-    value = sign_in_csrf(request)
+    pre, value = sign_in_csrf(request)
     response = render(request, "sign_in.html", None, status=status, next=target,
                       problem=problem, csrf=value)
-    set_csrf_cookie(response, request, value)
+    set_csrf_cookie(response, pre)
     return response
 
 
@@ -78,7 +78,7 @@ async def sign_in(request: Request, token: str = Form("", max_length=MAX_TOKEN),
                                          "token"), 401)  # logged as the API logs refusals
         return _sign_in_page(request, _next(next), "That token is unknown or revoked.", 401)
     response = RedirectResponse(_next(next), status_code=303)
-    start_session(response, request, token.strip())
+    start_session(response, request, who)
     return response
 
 
@@ -90,7 +90,7 @@ async def sign_out(request: Request, csrf: str = Form("", max_length=100)) -> Re
     except LedgerError as exc:
         return refusal(request, who, exc, 403)
     response = RedirectResponse("/console/sign-in", status_code=303)
-    end_session(response)
+    end_session(response, request)
     return response
 
 

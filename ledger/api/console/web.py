@@ -17,7 +17,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from ledger.api.console import draw
 from ledger.api.console.gateway import Api, Refused
-from ledger.api.console.session import Reader, end_session, reader
+from ledger.api.console.session import SESSION_COOKIE, Reader, end_session, reader
 from ledger.api.errors import ApiError, error_response, status_for
 from ledger.domain.errors import LedgerError
 
@@ -140,8 +140,8 @@ def to_sign_in(request: Request) -> Response:
         target += "?" + request.url.query
     response = RedirectResponse(f"/console/sign-in?next={quote(target, safe='')}",
                                 status_code=303)
-    if request.cookies.get("ledger_session"):
-        end_session(response)
+    if request.cookies.get(SESSION_COOKIE):
+        end_session(response, request)
     return response
 
 
@@ -164,7 +164,7 @@ def page(handler: Callable[..., Awaitable[Response]]) -> Page:
                     "missing_token", "the session has ended: sign in again"), 401)
             return to_sign_in(request)
         try:
-            return await handler(request, who, Api.of(request, who.token), *args, **kwargs)
+            return await handler(request, who, Api.of(request, who), *args, **kwargs)
         except LedgerError as exc:
             return refusal(request, who, exc)
 

@@ -161,8 +161,9 @@ def test_each_role_signs_in_sees_its_pages_and_signs_out(browser: Any, served: S
     assert links == NAV[role]
     assert page.locator(".role").inner_text() == role
     cookies = {c["name"]: c for c in page.context.cookies()}
-    session = cookies["ledger_session"]
-    assert session["httpOnly"] and session["sameSite"] == "Strict"
+    session = cookies["__Host-ledger_session"]  # a random id: the token stays on the server
+    assert session["httpOnly"] and session["sameSite"] == "Strict" and session["secure"]
+    assert session["path"] == "/" and session["value"] != served.tokens[role]
     assert served.tokens[role] not in page.url and served.tokens[role] not in page.content()
     if role == "auditor":
         shot(page, "home")
@@ -176,7 +177,7 @@ def test_each_role_signs_in_sees_its_pages_and_signs_out(browser: Any, served: S
         assert "forbidden" in page.locator("main").inner_text()
     page.click("header button:has-text('Sign out')")
     page.wait_for_url(re.compile(r".*/console/sign-in$"))
-    assert "ledger_session" not in {c["name"] for c in page.context.cookies()}
+    assert "__Host-ledger_session" not in {c["name"] for c in page.context.cookies()}
     if role == "auditor":
         shot(page, "sign-in")
     page.context.close()
@@ -193,7 +194,7 @@ def test_a_wrong_token_and_a_forged_form_are_refused(browser: Any, served: Serve
     page.fill("#token", served.tokens["auditor"])
     page.click("form.stack-form button[type=submit]")
     assert "csrf_failed" in page.locator("main").inner_text()
-    assert "ledger_session" not in {c["name"] for c in context.cookies()}
+    assert "__Host-ledger_session" not in {c["name"] for c in context.cookies()}
     context.close()
 
 

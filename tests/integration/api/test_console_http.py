@@ -34,7 +34,7 @@ def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClie
               for role in ("auditor", "accounting", "admin")}
     tokens["device"] = store.create("device", tables=[LIVE], label="dealer")[0]
     tokens["other"] = store.create("device", tables=["ELSEWHERE"], label="other")[0]
-    with TestClient(app, base_url="http://console.test") as client:
+    with TestClient(app, base_url="https://console.test") as client:
         yield client, tokens, live
 
 
@@ -57,12 +57,13 @@ def test_sign_in_keeps_the_token_in_a_strict_cookie_and_never_in_an_address(
     client, tokens, _ = console
     client.cookies.clear()
     form = client.get("/console/sign-in?next=/console/tables")
-    assert "ledger_csrf" in form.headers["set-cookie"]
+    assert "__Host-ledger_signin" in form.headers["set-cookie"]
     r = client.post("/console/sign-in", data={"token": tokens["auditor"], "csrf": csrf_of(
         form.text), "next": "/console/tables"}, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/console/tables"
     cookie = r.headers["set-cookie"]
-    assert "ledger_session=" in cookie and "HttpOnly" in cookie
+    assert "__Host-ledger_session=" in cookie and "HttpOnly" in cookie
+    assert tokens["auditor"] not in cookie  # a random session id, never the token
     assert "SameSite=strict" in cookie or "SameSite=Strict" in cookie
     assert tokens["auditor"] not in r.headers["location"]
     page = client.get("/console/tables")
@@ -71,7 +72,8 @@ def test_sign_in_keeps_the_token_in_a_strict_cookie_and_never_in_an_address(
     assert client.post("/console/sign-out", data={"csrf": "nope"}).status_code == 403
     out = client.post("/console/sign-out", data={"csrf": csrf_of(page.text)},
                       follow_redirects=False)
-    assert out.status_code == 303 and 'ledger_session=""' in out.headers["set-cookie"]
+    assert out.status_code == 303
+    assert '__Host-ledger_session=""' in out.headers["set-cookie"]
     client.cookies.clear()
 
 

@@ -52,7 +52,7 @@ def console(tmp_path_factory: pytest.TempPathFactory
               for role in ("auditor", "accounting", "admin")}
     tokens["other-auditor"] = store.create("auditor", label="another auditor")[0]
     tokens["device"] = store.create("device", tables=[LIVE], label="dealer")[0]
-    with TestClient(app, base_url="http://console.test") as client:
+    with TestClient(app, base_url="https://console.test") as client:
         yield client, tokens, live
 
 
@@ -62,7 +62,7 @@ def sign_in(client: TestClient, token: str) -> str:
     form = client.get("/console/sign-in")
     r = client.post("/console/sign-in", data={"token": token, "csrf": csrf_of(form.text),
                                               "next": "/console/tables"})
-    assert r.status_code == 200 and "ledger_session" in client.cookies
+    assert r.status_code == 200 and "__Host-ledger_session" in client.cookies
     page: str = r.text
     return page
 
@@ -537,11 +537,12 @@ def test_a_revoked_tokens_session_ends_at_its_next_page(console: Any) -> None:
     token, info = store.create("auditor", label="to be revoked")
     sign_in(client, token)
     assert client.get("/console/hands").status_code == 200
+    session = client.cookies["__Host-ledger_session"]
     store.revoke(info.token_id)
     page = client.get("/console/hands", follow_redirects=False)
     assert page.status_code == 303 and page.headers["location"].startswith("/console/sign-in")
-    assert 'ledger_session=""' in page.headers["set-cookie"]
-    client.cookies.set("ledger_session", token)  # a copy of the cookie kept elsewhere
+    assert '__Host-ledger_session=""' in page.headers["set-cookie"]
+    client.cookies.set("__Host-ledger_session", session)  # a copy of the cookie kept elsewhere
     fragment = client.get("/console/tables/live", headers={"X-Console-Fragment": "1"})
     assert fragment.status_code == 401 and fragment.json()["error"]["code"] == "missing_token"
     client.cookies.clear()
@@ -586,16 +587,83 @@ def test_each_page_is_refused_to_exactly_the_roles_its_api_route_refuses(console
             assert (f'<a href="{href}"' in home) == admitted, (href, role)
 
 
-def test_over_https_the_cookies_are_secure(console: Any) -> None:
+def test_the_cookies_are_host_only_secure_strict_and_hold_no_token(console: Any) -> None:
+    """``__Host-`` cookies (Secure, Path=/, no Domain: no other host or plain-HTTP page sets
+    them), HttpOnly and SameSite=Strict, over HTTPS and over plain HTTP alike (browsers take
+    Secure cookies from http://127.0.0.1 and http://localhost)."""
     client, tokens, _ = console
-    with TestClient(app_of(client), base_url="https://console.test") as secure:
-        form = secure.get("/console/sign-in")
-        assert form.headers["set-cookie"].startswith("ledger_csrf=")
-        assert "; secure" in form.headers["set-cookie"].lower()
-        r = secure.post("/console/sign-in", data={"token": tokens["auditor"],
-                                                  "csrf": csrf_of(form.text)},
-                        follow_redirects=False)
+    for base in ("https://console.test", "http://127.0.0.1"):
+        browser = TestClient(app_of(client), base_url=base)  # no lifespan: the app stays open
+        form = browser.get("/console/sign-in")
+        pre = form.headers["set-cookie"]
+        assert pre.startswith("__Host-ledger_signin=")
+        r = browser.post("/console/sign-in", data={"token": tokens["auditor"],
+                                                   "csrf": csrf_of(form.text)},
+                         headers={"cookie": pre.split(";")[0]}, follow_redirects=False)
+        assert r.status_code == 303, r.text
         cookie = next(c for c in r.headers.get_list("set-cookie")
-                      if c.startswith("ledger_session=")).lower()
-        assert r.status_code == 303
-        assert "; secure" in cookie and "; httponly" in cookie and "samesite=strict" in cookie
+                      if c.startswith("__Host-ledger_session="))
+        low = cookie.lower()
+        assert "; secure" in low and "; httponly" in low and "samesite=strict" in low
+        assert "; path=/" in low and "domain=" not in low
+        assert tokens["auditor"] not in cookie
+        assert len(cookie.split(";")[0].split("=", 1)[1]) == 43
+
+
+def test_a_session_is_kept_in_the_store_survives_a_restart_and_ends_at_sign_out(
+        console: Any) -> None:
+    client, tokens, _ = console
+    sign_in(client, tokens["auditor"])
+    session = client.cookies["__Host-ledger_session"]
+    settings = app_of(client).state.settings
+    again = create_app(settings)  # another instance of the service on the same store
+    with TestClient(again, base_url="https://console.test",
+                    cookies={"__Host-ledger_session": session}) as other:
+        assert other.get("/console/hands", follow_redirects=False).status_code == 200
+        page = client.get("/console/hands")
+        out = client.post("/console/sign-out", data={"csrf": csrf_of(page.text)},
+                          follow_redirects=False)
+        assert out.status_code == 303
+        # a copy of the cookie kept elsewhere is worth nothing once signed out
+        assert other.get("/console/hands", follow_redirects=False).status_code == 303
+    client.cookies.clear()
+
+
+def test_revoking_a_token_over_the_api_ends_its_sessions(console: Any) -> None:
+    client, tokens, _ = console
+    token, info = app_of(client).state.tokens.create("auditor", label="revoked over http")
+    sign_in(client, token)
+    session = client.cookies["__Host-ledger_session"]
+    gone = client.delete(f"/tokens/{info.token_id}", headers=bearer(tokens["admin"]))
+    assert gone.status_code == 200, gone.text
+    assert app_of(client).state.sessions.find(session, "session") is None
+    client.cookies.clear()
+
+
+def test_sign_in_needs_a_pre_session_the_server_made_and_uses_it_once(console: Any) -> None:
+    """Login CSRF: a cookie and a form field planted together (any value of the attacker's
+    choosing) sign nobody in; the server's pre-session serves one sign-in."""
+    from ledger.access.sessions import csrf_for
+
+    client, tokens, _ = console
+    client.cookies.clear()
+    planted = "A" * 43
+    client.cookies.set("__Host-ledger_signin", planted)
+    r = client.post("/console/sign-in", data={"token": tokens["auditor"],
+                                              "csrf": csrf_for(planted)},
+                    follow_redirects=False)
+    assert r.status_code == 403 and "csrf_failed" in r.text
+    client.cookies.clear()
+    form = client.get("/console/sign-in")
+    pre = client.cookies["__Host-ledger_signin"]
+    value = csrf_of(form.text)
+    assert value == csrf_for(pre)
+    first = client.post("/console/sign-in", data={"token": tokens["auditor"], "csrf": value},
+                        follow_redirects=False)
+    assert first.status_code == 303
+    client.cookies.clear()
+    client.cookies.set("__Host-ledger_signin", pre)
+    replayed = client.post("/console/sign-in", data={"token": tokens["admin"], "csrf": value},
+                           follow_redirects=False)
+    assert replayed.status_code == 403 and "csrf_failed" in replayed.text
+    client.cookies.clear()

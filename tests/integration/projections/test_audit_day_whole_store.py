@@ -101,8 +101,9 @@ def test_a_view_that_differs_is_found_outside_the_audited_day(two_tables: Ledger
         tx.execute("UPDATE {proj_accounting} SET house_win_minor = house_win_minor + 7 "
                    "WHERE table_code = ?", (CSP,))
     found = [d for d in verify(app, day=ELSEWHERE).discrepancies]
-    assert [d.kind for d in found] == ["projection_mismatch"]
+    assert [d.kind for d in found] == ["projection_mismatch", "view_row_mismatch"]
     assert found[0].expected["field"] == "house_win_minor"
+    assert found[1].expected["column"] == "house_win_minor"
 
 
 def test_the_days_hands_are_decided_again_and_each_row_is_counted_once(
