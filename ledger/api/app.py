@@ -31,7 +31,7 @@ from ledger.api.auth import Principal, plain_parameters, principal
 from ledger.api.guard import Guard
 from ledger.api.metrics import CONTENT_TYPE, Metrics
 from ledger.api.schemas import nullable_cards
-from ledger.app.fleet import Ledger, home_of, open_ledger
+from ledger.app.fleet import Ledger, apps_of, home_of, open_ledger
 from ledger.logs import configure
 from ledger.settings import Settings, get_settings
 from ledger.store.availability import budget
