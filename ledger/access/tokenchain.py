@@ -193,10 +193,15 @@ class TokenChain:
             return {"version": 0, "head": GENESIS}
         return {"version": int(found[0][0]), "head": str(found[0][1])}
 
-    def check(self, record: dict[str, Any]) -> None:
+    def check(self, record: dict[str, Any], head: tuple[int, str] | None = None) -> None:
         """Refuse a token whose stored row is not its last chained row, or any token while
-        the chain does not hold (``token_chain_broken``)."""
-        state = self.state()
+        the chain does not hold (``token_chain_broken``). ``head``: the chain's last row
+        (sequence number, digest) as the caller just read it; when it is the head already
+        verified, the chain is not read again."""
+        with self._guard:
+            known = self._state
+        fresh = known is not None and head is not None and head == (known.version, known.head)
+        state = known if fresh and known is not None else self.state()
         if state.problems:
             first = state.problems[0]
             raise TokenChainBroken(

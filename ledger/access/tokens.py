@@ -228,15 +228,24 @@ class TokenStore:
         match = _TOKEN.match(token)
         if match is None:
             return None
-        rows = self._query(f"SELECT {_COLUMNS} FROM {self._table} WHERE token_id = {self._p}",
+        with self._recorder.datastore.transaction(commit=False) as cursor:
+            cursor.execute(f"SELECT {_COLUMNS} FROM {self._table} WHERE token_id = {self._p}",
                            (match.group(1),))
+            rows = list(cursor.fetchall())
+            # the chain's head, read in the same transaction: when it is the one already
+            # verified, checking the token against its chain costs no further query
+            cursor.execute(f"SELECT seq, row_hash FROM {self.chain.db.name} ORDER BY seq DESC "
+                           "LIMIT 1", ())
+            head = cursor.fetchone()
         if not rows:
             return None
         info, stored = self._info(rows[0])
         if not hmac.compare_digest(stored, digest(token)):
             return None
         values = tuple(rows[0]) if self._sqlite else tuple(rows[0].values())
-        self.chain.check(token_record(values))  # token_chain_broken: edited behind our back
+        tip = None if head is None else tuple(head) if self._sqlite else tuple(head.values())
+        # token_chain_broken: the row was edited behind the service's back
+        self.chain.check(token_record(values), None if tip is None else (int(tip[0]), tip[1]))
         return info
 
     # --- plumbing -----------------------------------------------------------------------

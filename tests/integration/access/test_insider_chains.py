@@ -268,3 +268,30 @@ def test_the_service_signs_a_checkpoint_every_interval(app: LedgerApp, tmp_path:
     lines = (tmp_path / "sink.jsonl").read_text().splitlines()
     assert [json.loads(line)["seq"] for line in lines][:2] == [1, 2]
     assert verify(app, public_key=keys.signing_key(settings).public_key()).ok
+
+
+def test_tokens_from_before_the_chain_are_chained_once_and_a_wiped_chain_is_not_remade(
+        app: LedgerApp) -> None:
+    """A store from before the tokens' chain: its tokens are chained as they stand (one epoch
+    row) when first opened. A chain wiped after a checkpoint recorded it is not made again
+    from the table: every token is refused and the audit names it."""
+    from ledger.access.tokens import TokenStore
+    from ledger.domain.errors import LedgerError
+
+    token, _ = TokenStore.of(app).create("auditor", label="from before")
+    chain = tamper.side_table(app, "ledger_token_chain")
+    tamper.execute_sql(app, f"DELETE FROM {chain}")  # as a store made before the chain
+    tokens = TokenStore.of(app)
+    assert [r[2] for r in tamper.query_sql(app, f"SELECT seq, at, kind FROM {chain}")] == [
+        "epoch"]
+    assert tokens.authenticate(token) is not None
+    assert verify(app).ok
+    make_checkpoint(app, KEY)
+    tamper.execute_sql(app, f"DELETE FROM {chain}")
+    tokens = TokenStore.of(app)
+    assert tamper.query_sql(app, f"SELECT seq FROM {chain}") == []
+    with pytest.raises(LedgerError) as err:
+        tokens.authenticate(token)
+    assert err.value.code == "token_chain_broken"
+    found = {k for _, k in kinds(verify(app, public_key=PUBLIC))}
+    assert found == {"tokens_broken", "checkpoint_mismatch"}
