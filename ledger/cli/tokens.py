@@ -91,9 +91,11 @@ def revoke(
 ) -> None:
     """Revoke a token: from now on it gets 401 (within LEDGER_API_TOKEN_CACHE_SECONDS in a
     running server)."""
+    from ledger.access.sessions import SessionStore
     from ledger.access.tokens import TokenStore
     from ledger.app.fleet import home_of
 
     with ledger_app(database_url) as ledger:
         info = TokenStore.of(home_of(ledger)).revoke(token_id)
+        SessionStore(home_of(ledger).recorder).end_for_token(token_id)  # its console sessions
     typer.echo(f"token {info.token_id} ({info.role}) revoked at {info.revoked_at}")

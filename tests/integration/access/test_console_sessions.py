@@ -43,3 +43,20 @@ def _table(settings: Settings) -> str:
     schema = settings.postgres_schema
     return f'"{schema}"."{SESSIONS_TABLE}"' if settings.database_url.startswith(
         "postgresql") else SESSIONS_TABLE
+
+
+def test_revoking_a_token_from_the_command_line_ends_its_sessions(
+        store_settings: Settings) -> None:
+    from ledger.access.tokens import TokenStore
+    from tests.support.cli import run_cli
+
+    app = LedgerApp(store_settings)
+    try:
+        _, info = TokenStore(app.recorder).create("auditor", label="console reader")
+        store = SessionStore(app.recorder)
+        sid = store.create("session", info.token_id)
+        done = run_cli(store_settings, "tokens", "revoke", info.token_id)
+        assert done.returncode == 0, done.stderr
+        assert store.find(sid, "session") is None
+    finally:
+        app.close()
