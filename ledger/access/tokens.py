@@ -228,9 +228,24 @@ class TokenStore:
         match = _TOKEN.match(token)
         if match is None:
             return None
+        found = self._checked(match.group(1))
+        if found is None:
+            return None
+        info, stored = found
+        if not hmac.compare_digest(stored, digest(token)):
+            return None
+        return info
+
+    def verified(self, token_id: str) -> TokenInfo | None:
+        """The stored token ``token_id`` held against its chain (as :meth:`authenticate` holds
+        it), or None if unknown: what a console session acts as, never the row alone."""
+        found = self._checked(token_id)
+        return None if found is None else found[0]
+
+    def _checked(self, token_id: str) -> tuple[TokenInfo, str] | None:
         with self._recorder.datastore.transaction(commit=False) as cursor:
             cursor.execute(f"SELECT {_COLUMNS} FROM {self._table} WHERE token_id = {self._p}",
-                           (match.group(1),))
+                           (token_id,))
             rows = list(cursor.fetchall())
             # the chain's head, read in the same transaction: when it is the one already
             # verified, checking the token against its chain costs no further query
@@ -239,14 +254,11 @@ class TokenStore:
             head = cursor.fetchone()
         if not rows:
             return None
-        info, stored = self._info(rows[0])
-        if not hmac.compare_digest(stored, digest(token)):
-            return None
         values = tuple(rows[0]) if self._sqlite else tuple(rows[0].values())
         tip = None if head is None else tuple(head) if self._sqlite else tuple(head.values())
         # token_chain_broken: the row was edited behind the service's back
         self.chain.check(token_record(values), None if tip is None else (int(tip[0]), tip[1]))
-        return info
+        return self._info(rows[0])
 
     # --- plumbing -----------------------------------------------------------------------
 

@@ -110,8 +110,9 @@ def reader(request: Request) -> Reader | None:
     if found is None or found.token_id is None or sid is None:
         return None
     store: TokenStore = request.app.state.tokens
-    try:
-        who = _principal(store.get(found.token_id))
+    try:  # the token held against its chain: an edited row gives the session nothing
+        token_info = store.verified(found.token_id)
+        who = None if token_info is None else _principal(token_info)
     except LedgerError:
         who = None
     if who is None:  # its token was revoked (or removed): the session ends with it

@@ -60,3 +60,29 @@ def test_revoking_a_token_from_the_command_line_ends_its_sessions(
         assert store.find(sid, "session") is None
     finally:
         app.close()
+
+
+def test_a_session_acts_as_its_token_held_against_the_chain(store_settings: Settings) -> None:
+    """A session's token made admin in the database (not through its chain) gives the session
+    nothing: the console holds the token against its chain as the API does."""
+    from ledger.access.tokens import TokenStore
+    from ledger.domain.errors import LedgerError
+    from tests.support import tamper
+
+    app = LedgerApp(store_settings)
+    try:
+        tokens = TokenStore(app.recorder)
+        _, info = tokens.create("auditor", label="console reader")
+        verified = tokens.verified(info.token_id)
+        assert verified is not None and verified.role == "auditor"
+        assert tokens.verified("nosuchtoken0") is None
+        tamper.execute_sql(app, f"UPDATE {tamper.side_table(app, 'ledger_tokens')} "
+                           "SET role = 'admin' WHERE token_id = %s", (info.token_id,))
+        try:
+            tokens.verified(info.token_id)
+        except LedgerError as refused:
+            assert refused.code == "token_chain_broken"
+        else:
+            raise AssertionError("an edited token row was taken as it stands")
+    finally:
+        app.close()
