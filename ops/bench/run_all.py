@@ -24,6 +24,7 @@ QUICK_ARGS: dict[str, list[str]] = {
     "access_log.py": ["--rows", "100"],
     "signatures.py": ["--principals", "20", "--fills", "10"],
     "capacity.py": ["--hands", "2", "--tables", "2", "--only", "1,4"],
+    "audit_writer_checks.py": ["--hands", "10"],
 }
 
 
