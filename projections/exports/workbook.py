@@ -72,6 +72,10 @@ HEADERS = {"hold_pct": "Hold %", "hands_settled": "Hands settled", "dp_results":
            "inventory_win": "Win by inventory", "ledger_win": "Ledger win",
            "original_version": "Corrected version", "theoretical_win": "Theoretical win"}
 PERCENT = "0.00%"
+NOT_SUMMED = ("meter_after_minor", "sd_minor", "low_minor", "high_minor",
+              "average_wager_minor", "opening_minor", "closing_minor")
+"""Amounts a totals row leaves empty: a sum of them means nothing (a meter after each move, a
+deviation, an interval's ends, an average, the tray's counts of different days)."""
 
 
 def header(name: str, zone: str | None = None) -> str:
@@ -105,11 +109,12 @@ class Sheet:
             width = len(header(name, self.one_zone if kind == "time" else None)) + 4
             self.ws.column_dimensions[get_column_letter(i)].width = max(13, width)
 
-    def add(self, row: dict[str, Any], currency: str | None) -> None:
+    def add(self, row: dict[str, Any], currency: str | None, counted: bool = True) -> None:
+        """One row; ``counted``: its figures go into the totals row."""
         decimals = currency_decimals(currency or "")
         zone = self.zones.get(row.get("table") or "", "UTC")
         row = {**row, "time_zone": zone}
-        total = self.totals.setdefault(currency or "", {})
+        total = self.totals.setdefault(currency or "", {}) if counted else {}
         values = []
         formats = []
         for name, kind in self.columns:
@@ -121,7 +126,8 @@ class Sheet:
                 amount = Decimal(int(value)).scaleb(-decimals)
                 value = float(amount) if decimals else int(amount)
                 fmt = _amount_format(decimals, currency)
-                total[name] = total.get(name, 0) + int(row[name])
+                if name not in NOT_SUMMED:
+                    total[name] = total.get(name, 0) + int(row[name])
             elif kind == "pct":  # text or number in percent -> a fraction
                 value = float(Decimal(str(value)) / 100)
                 fmt = PERCENT
@@ -274,7 +280,8 @@ def _export_workbook(read: ReadModel, chosen: Period, out: str | Path) -> tuple[
                 row["table"] = row.pop("table_code")
             cur = row.get("currency") or currency.get(row.get("table") or "")
             row["currency"] = cur
-            sheet.add(row, cur)
+            # the hold sheet's month and year to date repeat the period: one counted
+            sheet.add(row, cur, counted=row.get("label") in (None, chosen.label))
         sheet.close()
         counts[title] = sheet.rows
 

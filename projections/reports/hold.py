@@ -177,9 +177,10 @@ def _column(model: Any, table: dict[str, Any], figures: Theory,
                     "config_versions": sorted(_versions(store, code, col))})
         dp = checks.get("dp_check")
         flagged = rake_check["flagged"] or bool(dp and dp["flagged"])
-        out.update({"z": dp["z"] if dp else None,
-                    "interval_minor": (dp["interval_minor"] if dp else
-                                       [rake_check["owed_minor"], rake_check["owed_minor"]]),
+        # The rake is owed exactly: its interval is the one figure, and no z applies (the
+        # DPs' own interval and z are in ``dp``).
+        out.update({"z": None,
+                    "interval_minor": [rake_check["owed_minor"], rake_check["owed_minor"]],
                     "flagged": flagged, "flag_hands": []})
         if dp is not None:
             out["dp"] = dp

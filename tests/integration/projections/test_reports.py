@@ -193,6 +193,9 @@ def test_periods_players_and_the_workbook(app: LedgerApp, tmp_path: Path) -> Non
     hold = book["hold"]
     labels = [r[3] for r in hold.iter_rows(min_row=2, values_only=True) if r[0] != "Total EUR"]
     assert labels == ["day", "month_to_date", "year_to_date"]
+    (hold_total,) = [r for r in hold.iter_rows(min_row=2, values_only=True)
+                     if r[0] == "Total EUR"]
+    assert hold_total[6] == 2  # the day's hands: the MTD and YTD rows are not added again
     jackpot = [c.value for c in book["jackpot"][1]]
     assert "At (UTC)" in jackpot  # local times, the zone in the header (the table's: UTC)
     players_header = [c.value for c in book["players"][1]]
