@@ -64,7 +64,7 @@ def accounting(
             from projections.reports.paytable import PROGRESS
 
             def tell(text: str) -> None:
-                err_console.print(text, highlight=False)
+                err_console.print(text, highlight=False, soft_wrap=True)
 
             catch_up(ledger)
             PROGRESS.append(tell)  # a line on stderr while paytable mathematics are computed

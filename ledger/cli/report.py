@@ -102,7 +102,7 @@ def _computing() -> Iterator[None]:
     from projections.reports.paytable import PROGRESS
 
     def tell(text: str) -> None:
-        err_console.print(text, highlight=False)
+        err_console.print(text, highlight=False, soft_wrap=True)
 
     PROGRESS.append(tell)
     try:

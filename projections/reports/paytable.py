@@ -99,9 +99,11 @@ def mathematics(store: Store | None, game: str, config: Mapping[str, Any]) -> di
         if found is not None:
             _MEMORY[digest] = found
             return found
-    for tell in PROGRESS:
-        tell(f"computing the {game} mathematics of configuration {digest[:12]} (once per "
-             "paytable, then kept in the store)...")
+    if PROGRESS:
+        estimate = _estimate(store, game)
+        for tell in PROGRESS:
+            tell(f"computing the {game} mathematics of configuration {digest[:12]} (once per "
+                 f"paytable, then kept in the store){estimate}...")
     result = compute(game, full)
     for tell in PROGRESS:
         tell(f"computed the {game} mathematics of configuration {digest[:12]} in "
@@ -111,6 +113,30 @@ def mathematics(store: Store | None, game: str, config: Mapping[str, Any]) -> di
     if store is not None and not store.read_only:
         _write(store, result)
     return result
+
+
+TYPICAL_SECONDS = {"caribbean-stud": 20, "high-card-flush": 5}
+"""About how long a game's mathematics take on an idle machine, when the store has no earlier
+computation of that game to go by."""
+
+
+def _estimate(store: Store | None, game: str) -> str:
+    """``, about 20 s``: the last computation of the game's mathematics in this store, or the
+    typical time."""
+    seconds: float | None = None
+    if store is not None:
+        try:
+            with store.transaction(commit=False) as tx:
+                if store.exists(tx, "report_math"):
+                    row = tx.fetchone("SELECT seconds FROM {report_math} WHERE game = ? ORDER "
+                                      "BY computed_at DESC LIMIT 1", (game,))
+                    if row is not None:
+                        seconds = float(row["seconds"])
+        except Exception:
+            seconds = None
+    if seconds is None:
+        seconds = TYPICAL_SECONDS.get(game)
+    return "" if seconds is None else f", about {max(1, round(seconds))} s"
 
 
 def _read(store: Store, digest: str) -> dict[str, Any] | None:

@@ -170,6 +170,7 @@ def test_the_workbook_computes_paytable_mathematics_once_and_says_so(db: Path,
     first = ledger(*args, db=db)
     assert first.returncode == 0, first.stderr
     assert "computing the high-card-flush mathematics" in first.stderr
+    assert re.search(r"about \d+ s\.\.\.", first.stderr), first.stderr  # an estimate
     assert "computed the high-card-flush mathematics" in first.stderr
     second = ledger(*args, db=db)
     assert second.returncode == 0, second.stderr
