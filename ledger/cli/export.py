@@ -40,8 +40,11 @@ def accounting(
     decimals) and .jsonl
     (the same columns, amounts as "12.50" strings). With --format xlsx: one workbook for the
     day (--day), a range (--from/--to) or a month (--month), a sheet per dataset (accounting,
-    hold, rake, jackpot, dp-results, players, and bankrolls for a day), amounts as numbers with
-    the currency's decimals and days as dates. The projections are brought up to date first."""
+    hold, rake, jackpot, dp-results, players, inventory, corrections, and bankrolls for a day),
+    each one Excel table with a totals row per currency, amounts in currency formats,
+    percentages in percent formats, days as dates, times in the tables' local time. Paytable
+    mathematics are computed once per paytable and kept in the store (a line on stderr says
+    so while they are computed). The projections are brought up to date first."""
     from ledger.cli.common import fail
     from ledger.cli.projections import catch_up
     from ledger.domain.errors import InvalidInput
@@ -56,10 +59,19 @@ def accounting(
     with ledger_app(database_url, reading=True) as ledger:
         chosen = period(day, first, last, month)
         if kind == "xlsx":
+            from ledger.cli.common import err_console
             from projections.exports.workbook import export_workbook
+            from projections.reports.paytable import PROGRESS
+
+            def tell(text: str) -> None:
+                err_console.print(text, highlight=False, soft_wrap=True)
 
             catch_up(ledger)
-            path, sheets = export_workbook(read_model(ledger), chosen, out)
+            PROGRESS.append(tell)  # a line on stderr while paytable mathematics are computed
+            try:
+                path, sheets = export_workbook(read_model(ledger), chosen, out)
+            finally:
+                PROGRESS.remove(tell)
             if as_json:
                 typer.echo(json.dumps({"period": {"from": chosen.first, "to": chosen.last},
                                        "format": "xlsx", "files": [{

@@ -41,13 +41,6 @@ def _money(minor: int | None, currency: str | None = None) -> str:
     return "" if minor is None else f"{to_decimal(int(minor), currency):,f}"
 
 
-def _currencies(ledger: Any) -> dict[str, str]:
-    """Each table's currency, by table code (from the tables view)."""
-    from projections.read.fleet import read_model
-
-    return {t["table_code"]: t["currency"] for t in read_model(ledger).tables()}
-
-
 def _pct(text: str | None) -> str:
     return "" if text is None else f"{float(text) * 100:.4f}%"
 
@@ -107,14 +100,24 @@ def paytable(
 
 @contextmanager
 def _computing() -> Iterator[None]:
-    """A spinner on a terminal while the mathematics may be computed (seconds to a minute the
-    first time for a configuration; cached after that)."""
-    if not sys.stderr.isatty():
-        yield
-        return
-    with err_console.status("paytable mathematics (the first time for a configuration: up to "
-                            "a minute)"):
-        yield
+    """A line on stderr when paytable mathematics start and end being computed (seconds to a
+    minute the first time for a paytable; kept in the store after that), and a spinner on a
+    terminal meanwhile."""
+    from projections.reports.paytable import PROGRESS
+
+    def tell(text: str) -> None:
+        err_console.print(text, highlight=False, soft_wrap=True)
+
+    PROGRESS.append(tell)
+    try:
+        if not sys.stderr.isatty():
+            yield
+            return
+        with err_console.status("paytable mathematics (the first time for a paytable: up to "
+                                "a minute)"):
+            yield
+    finally:
+        PROGRESS.remove(tell)
 
 
 HEADLINE = (("house_edge", "house edge"), ("element_of_risk", "element of risk"),
@@ -178,8 +181,9 @@ def _print_paytable(report: dict[str, Any]) -> None:
             echo(f"  rake policy: {m['policy']}")
     if "rake" in report:
         r = report["rake"]
-        echo(f"  rake: {r['policy']}; {r['recorded_hands']} hands recorded, expected "
-             f"{r['expected_per_hand_minor']} minor units per hand (SD {r['sd_per_hand_minor']})")
+        per_hand = round(float(r["expected_per_hand_minor"]))
+        echo(f"  rake: {r['policy']}; {r['recorded_hands']} hands recorded, on average "
+             f"{_money(per_hand, currency)} {currency or ''} per hand".rstrip())
 
 
 def _period(day: str | None, first: str | None, last: str | None, month: str | None) -> Any:
@@ -207,7 +211,7 @@ def hold(
     from projections.reports.hold import hold_report
 
     chosen = _period(day, first, last, month)
-    with ledger_app(database_url, reading=True) as ledger:
+    with ledger_app(database_url, reading=True) as ledger, _computing():
         catch_up(ledger)
         report = hold_report(read_model(ledger), chosen, table)
     flagged = any(c["flagged"] for t in report["tables"] for c in t["columns"])
@@ -218,21 +222,43 @@ def hold(
             typer.echo(f"{t['table']} ({t['game']}, {t['currency']})")
             cur = t["currency"]
             for c in t["columns"]:
-                expected = c.get("theoretical_win_minor", c.get("expected_rake_minor"))
-                actual = c["win_minor"] if "theoretical_win_minor" in c else c["rake_minor"]
-                what = "win" if "theoretical_win_minor" in c else "rake"
-                low, high = c["interval_minor"]
+                head = (f"  {c['label']:<14} {c['from']}..{c['to']}  hands {c['hands']:>6}  "
+                        f"handle {_money(c['handle_minor'], cur)}  drop "
+                        f"{_money(c['drop_minor'], cur)}")
+                mark = "  FLAGGED" if c["flagged"] else ""
+                if "theoretical_win_minor" in c:  # the house banks the game
+                    low, high = c["interval_minor"]
+                    typer.echo(
+                        f"{head}  win {_money(c['win_minor'], cur)}  hold "
+                        f"{c['hold_pct'] or '-'}%  expected "
+                        f"{_money(c['theoretical_win_minor'], cur)} (95%: {_money(low, cur)} "
+                        f".. {_money(high, cur)}, z {c['z']}){mark}")
+                    for h in c["flag_hands"]:
+                        typer.echo(f"      hand {h['table']} #{h['hand_no']} "
+                                   f"({h['gaming_day']}): win "
+                                   f"{_money(h['house_result_minor'], cur)}")
+                    continue
                 typer.echo(
-                    f"  {c['label']:<14} {c['from']}..{c['to']}  hands {c['hands']:>6}  "
-                    f"handle {_money(c['handle_minor'], cur)}  drop "
-                    f"{_money(c['drop_minor'], cur)}  {what} {_money(actual, cur)}  hold "
-                    f"{c['hold_pct'] or '-'}%  expected {_money(expected, cur)} (95%: "
-                    f"{_money(low, cur)} .. {_money(high, cur)}, z {c['z']})"
-                    + ("  FLAGGED" if c["flagged"] else ""))
-                for h in c["flag_hands"]:
-                    amount = h.get("house_result_minor", h.get("rake_minor"))
-                    typer.echo(f"      hand {h['table']} #{h['hand_no']} ({h['gaming_day']}): "
-                               f"{what} {_money(amount, cur)}")
+                    f"{head}  rake {_money(c['rake_minor'], cur)}  owed by the policy "
+                    f"{_money(c['expected_rake_minor'], cur)}  variance "
+                    f"{_money(c['rake_variance_minor'], cur)}{mark}")
+                for d in c["rake_differences"]:
+                    typer.echo(f"      hand {t['table']} #{d['hand_no']} ({d['gaming_day']}): "
+                               f"rake {_money(d['recorded_minor'], cur)}, owed "
+                               f"{_money(d['owed_minor'], cur)}")
+                dp = c.get("dp")
+                if dp is not None:
+                    low, high = dp["interval_minor"]
+                    typer.echo(
+                        f"    designated players: result {_money(dp['result_minor'], cur)}  "
+                        f"theory {_money(dp['theoretical_minor'], cur)} (95%: "
+                        f"{_money(low, cur)} .. {_money(high, cur)}, z {dp['z']})"
+                        + ("  FLAGGED" if dp["flagged"] else ""))
+                    for h in dp["flag_hands"]:
+                        typer.echo(f"      hand {t['table']} #{h['hand_no']} "
+                                   f"({h['gaming_day']}): DP result "
+                                   f"{_money(h['dp_result_minor'], cur)}, "
+                                   f"{_money(h['beyond_theory_minor'], cur)} beyond theory")
     if flagged:
         raise typer.Exit(1)
 
@@ -256,24 +282,27 @@ def inventory(
     with ledger_app(database_url, reading=True) as ledger:
         catch_up(ledger)
         report = inventory_report(read_model(ledger), chosen, table)
-        currencies = _currencies(ledger)
     if as_json:
         typer.echo(json.dumps(report, indent=2))
     else:
+        if not report["rows"]:
+            typer.echo(f"no house-banked table played or counted its tray from {chosen.first} "
+                       f"to {chosen.last}" + (f" at {table}" if table else ""))
         for r in report["rows"]:
-            cur = currencies.get(r["table"])
+            cur = r["currency"]
 
             def money(key: str, cur: str | None = cur, r: dict[str, Any] = r) -> str:
-                return _money(r[key], cur)
+                return "-" if r[key] is None else _money(r[key], cur)
 
             typer.echo(
                 f"{r['table']} {r['gaming_day']} ({cur}): opening {money('opening_minor')}, "
                 f"fills {money('fills_minor')}, credits {money('credits_minor')}, closing "
                 f"{money('closing_minor')}, drop {money('drop_minor')}; win by inventory "
                 f"{money('inventory_win_minor')}, ledger {money('ledger_win_minor')}, "
-                f"variance {money('variance_minor')} ({r['status']})")
+                f"variance {money('variance_minor')} ({r['status']}"
+                + (f": {r['reason']})" if r.get("reason") else ")"))
         for t in report["totals"]:
-            cur = currencies.get(t["table"])
+            cur = t["currency"]
             for c in t["columns"]:
                 typer.echo(
                     f"{t['table']} {c['label']:<14} {c['from']}..{c['to']} ({cur}): {c['days']} "
@@ -294,37 +323,38 @@ def players(
     as_json: bool = JSON,
     database_url: str | None = DATABASE_OPTION,
 ) -> None:
-    """Player ratings across tables: hands, time at the tables, average wager, handle,
-    theoretical and actual win (what the tables won from the player)."""
+    """Player ratings across tables: hands, time at the tables, average wager, handle, the
+    player's theoretical and actual result (the player's side: a win is positive, as in
+    ``ledger hands``), per currency of the tables played (never added across currencies)."""
     from ledger.cli.projections import catch_up
     from projections.read.fleet import read_model
     from projections.reports.players import player_report
 
     chosen = _period(day, first, last, month)
-    with ledger_app(database_url, reading=True) as ledger:
+    with ledger_app(database_url, reading=True) as ledger, _computing():
         catch_up(ledger)
         report = player_report(read_model(ledger), chosen, player)
-        currencies = _currencies(ledger)
     if as_json:
         typer.echo(json.dumps(report, indent=2))
         return
+    if not report["players"]:
+        typer.echo(f"no settled hands {('of ' + player + ' ') if player else ''}from "
+                   f"{chosen.first} to {chosen.last}")
+        return
     typer.echo(f"{'player':<16} {'tables':>6} {'hands':>6} {'minutes':>8} {'avg wager':>10} "
-               f"{'handle':>12} {'theo win':>10} {'actual win':>11} currency")
+               f"{'handle':>12} {'theo result':>12} {'result':>11} currency")
     for p in report["players"]:
-        for cur, t in _by_currency(p["by_table"], currencies).items():
-            typer.echo(f"{p['player']:<16} {t['tables']:>6} {t['hands']:>6} "
-                       f"{t['seconds'] / 60:>8.1f} {_money(t['average_wager_minor'], cur):>10} "
-                       f"{_money(t['handle_minor'], cur):>12} "
-                       f"{_money(t['theoretical_win_minor'], cur):>10} "
-                       f"{_money(t['actual_win_minor'], cur):>11} {cur}")
-        for c in p["columns"][1:]:  # month to date, year to date (COMAR)
-            for cur, t in _by_currency(c["by_table"], currencies).items():
-                typer.echo(f"  {c['label']:<14} {t['tables']:>6} {t['hands']:>6} "
+        rows = [(p["player"], p["by_currency"])] + [
+            (f"  {c['label']}", c["by_currency"]) for c in p["columns"][1:]]  # MTD, YTD
+        for label, totals in rows:
+            for t in totals:
+                cur = t["currency"]
+                typer.echo(f"{label:<16} {t['tables']:>6} {t['hands']:>6} "
                            f"{t['seconds'] / 60:>8.1f} "
                            f"{_money(t['average_wager_minor'], cur):>10} "
                            f"{_money(t['handle_minor'], cur):>12} "
-                           f"{_money(t['theoretical_win_minor'], cur):>10} "
-                           f"{_money(t['actual_win_minor'], cur):>11} {cur}")
+                           f"{_money(t['theoretical_result_minor'], cur):>12} "
+                           f"{_money(t['result_minor'], cur):>11} {cur}")
 
 
 @report_app.command("surveillance")
@@ -397,22 +427,3 @@ def _hands_progress() -> Iterator[Any]:
             bar.update(task, completed=done, total=total)
 
         yield advance
-
-
-def _by_currency(tables: list[dict[str, Any]], currencies: dict[str, str]
-                 ) -> dict[str, dict[str, Any]]:
-    """A player's figures summed per currency of the tables played (amounts of different
-    currencies are never added together), in the order the tables come."""
-    out: dict[str, dict[str, Any]] = {}
-    for t in tables:
-        total = out.setdefault(currencies.get(t["table"], ""), {
-            "tables": 0, "hands": 0, "seconds": 0, "handle_minor": 0,
-            "theoretical_win_minor": 0, "actual_win_minor": 0})
-        total["tables"] += 1
-        for key in ("hands", "seconds", "handle_minor", "theoretical_win_minor",
-                    "actual_win_minor"):
-            total[key] += t[key]
-    for total in out.values():
-        total["average_wager_minor"] = (round(total["handle_minor"] / total["hands"])
-                                        if total["hands"] else 0)
-    return out

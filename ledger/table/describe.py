@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from ledger.domain import records as r
@@ -172,10 +173,33 @@ def _settlement(event: r.HandSettled, currency: str | None = None) -> list[str]:
         who = f"seat {o.seat}" if o.seat is not None else "table"
         amount = f"{'+' if o.amount > 0 else ''}{money(o.amount)}"
         extra = f", withheld {money(o.withheld)}" if o.withheld else ""
-        note = f" {o.note}" if o.note else ""
+        note = f" {note_in_currency(o.wager, o.note, currency)}" if o.note else ""
         lines.append(f"{who} {o.wager}: {o.result} {amount}{extra}{note} [{o.rule}]")
     lines.extend(_sections(event, currency))
     return lines
+
+
+_JACKPOT_NOTE = re.compile(r"^(?P<line>[\w ]+): (?P<amount>\d+)$")
+_POINTS_NOTE = re.compile(r"(?P<points>-?\d+ points?) = (?P<owed>\d+)")
+_WITHHELD_NOTE = re.compile(r"; (?P<withheld>\d+) withheld:")
+
+
+def note_in_currency(wager: str, note: str, currency: str | None) -> str:
+    """An outcome's recorded note with its amounts in the table's currency: the rules record
+    a Caribbean Stud jackpot line as ``flush: 5000`` and Chinese Poker points as ``4 points =
+    400`` (minor units, part of the recorded event); shown as ``flush: 50.00`` and ``4 points
+    = 4.00``."""
+    if wager == "jackpot":
+        found = _JACKPOT_NOTE.match(note)
+        if found:
+            return f"{found['line']}: {format_amount(int(found['amount']), currency)}"
+        return note
+    if wager.startswith("points_vs_"):
+        note = _POINTS_NOTE.sub(lambda m: f"{m['points']} = "
+                                f"{format_amount(int(m['owed']), currency)}", note)
+        note = _WITHHELD_NOTE.sub(lambda m: f"; {format_amount(int(m['withheld']), currency)}"
+                                  " withheld:", note)
+    return note
 
 
 def _sections(event: r.HandSettled, currency: str | None = None) -> Iterable[str]:

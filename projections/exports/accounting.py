@@ -15,8 +15,13 @@ Files, for gaming day D (one row per table unless said otherwise):
 - ``bankrolls-D``: per table and account: opening, in, out, closing;
 - ``dp-results-D``: per table and designated player: hands, result (HCF-14);
 - ``corrections-D``: every correction recorded that day: version, time, kind, the hand and the
-  event it corrects, approvers, reason, what it moved, each account's change and the detail
-  (corrected cards and settlement, differences, transfers; COR-1..5).
+  event it corrects, approvers (``a; b``), reason, what it moved, each account's change and the
+  detail in words, amounts in the table's currency (``seat 3: recorded 7h, was 6h; player:p2
+  -5.00 EUR, player:p3 +5.00 EUR``; COR-1..5). In the CSV every cell is a plain value (no JSON);
+  the JSON Lines keep ``approvers`` as a list and add ``detail_data``, the detail's structure
+  with its amounts in currency units.
+
+Every row of every file names its ``currency``.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ledger.domain.money import format_amount, to_decimal
 from projections.exports.files import output_dir, units, write_csv, write_jsonl
 from projections.read.queries import ReadModel
 from projections.views.context import parse_day
@@ -85,16 +91,77 @@ def _export_accounting(read: ReadModel, day: str, out: str | Path) -> list[Writt
         ("jackpot", JACKPOT, rows(lambda: list(_all_moves(read, day)))),
         ("bankrolls", BANKROLLS, rows(lambda: read.bankroll_day(day))),
         ("dp-results", DP_RESULTS, rows(lambda: read.dp_results(day=day))),
-        ("corrections", CORRECTIONS, rows(lambda: read.corrections(day=day, limit=10**9))),
+        ("corrections", CORRECTIONS, rows(lambda: [
+            _correction(c, currency.get(c["table_code"]))
+            for c in read.corrections(day=day, limit=10**9)])),
     ]
     written = []
     for name, columns, produce in datasets:
         csv_path = directory / f"{name}-{day}.csv"
-        written.append(Written(csv_path, write_csv(csv_path, columns, produce())))
+        written.append(Written(csv_path, write_csv(csv_path, columns, (
+            {**row, "approvers": "; ".join(row["approvers"])} if name == "corrections" else row
+            for row in produce()))))
         jsonl_path = directory / f"{name}-{day}.jsonl"
+        keys = (*columns, "detail_data") if name == "corrections" else columns
         written.append(Written(jsonl_path, write_jsonl(
-            jsonl_path, ({c: row.get(c) for c in columns} for row in produce()))))
+            jsonl_path, ({c: row.get(c) for c in keys} for row in produce()))))
     return written
+
+
+def _correction(row: dict[str, Any], currency: str | None) -> dict[str, Any]:
+    """A correction for the files: its detail in words (``detail``) and as data with amounts in
+    currency units (``detail_data``)."""
+    detail = row["detail"]
+    return {**row, "detail": correction_text(row["kind"], detail, currency),
+            "detail_data": in_units(detail, currency)}
+
+
+def _signed(amount: int, currency: str | None) -> str:
+    return f"{'+' if amount > 0 else '-' if amount < 0 else ''}" \
+        f"{format_amount(abs(amount), currency, code=True)}"
+
+
+def correction_text(kind: str, detail: dict[str, Any], currency: str | None) -> str:
+    """What a correction changed, in words, amounts in the table's currency."""
+    if kind == "hand":
+        fixes = ", ".join(f"{_target(f['target'])}: recorded {f['recorded']}, was {f['actual']}"
+                          for f in detail.get("fixes", []))
+        moved = ", ".join(f"{d['account']} {_signed(int(d['amount']), currency)}"
+                          for d in detail.get("differences", []))
+        return f"{fixes}; {moved or 'no chips moved'}"
+    if kind == "movement":
+        return (f"{detail['movement']}{' of ' + detail['player'] if detail.get('player') else ''}"
+                f": recorded {format_amount(int(detail['recorded_minor']), currency, code=True)}"
+                f", was {format_amount(int(detail['amount_minor']), currency, code=True)}")
+    if kind == "seat":
+        return (f"seat {detail['seat']} was {detail['player']}, recorded as "
+                f"{detail['recorded_player']} (hands {detail['from_hand']} to "
+                f"{detail['to_hand']})")
+    moved = ", ".join(
+        f"{t['src']} -> {t['dst']} {format_amount(int(t['amount']), currency, code=True)}"
+        for t in detail.get("transfers", []))
+    return f"{kind}{' of ' + detail['player'] if detail.get('player') else ''}: {moved}"
+
+
+def _target(target: Any) -> str:
+    return f"seat {target}" if isinstance(target, int) else str(target)
+
+
+def in_units(value: Any, currency: str | None, key: str = "") -> Any:
+    """``value`` with every amount (a key ending ``_minor``, or ``amount``, ``stake``,
+    ``winnings``) in currency units as text, the ``_minor`` suffix dropped."""
+    if isinstance(value, dict):
+        return {k.removesuffix("_minor"): in_units(v, currency, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [in_units(v, currency, key) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and (
+            key.endswith("_minor") or key in MONEY_KEYS):
+        return str(to_decimal(value, currency))
+    return value
+
+
+MONEY_KEYS = ("amount", "stake", "winnings", "withheld", "high_amount", "low_amount", "rake",
+              "paid_in", "paid")
 
 
 def _all_moves(read: ReadModel, day: str) -> Iterator[dict[str, Any]]:

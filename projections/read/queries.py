@@ -347,13 +347,19 @@ class ReadModel:
         return cq.corrections(self.store, where, params, _page(limit, offset))
 
     def dp_results(self, *, day: str | None = None, table: str | None = None) -> list[Row]:
-        """Designated players' results (HCF-14) per table, gaming day and player."""
+        """Designated players' results (HCF-14) per table, gaming day and player, each with
+        its table's currency."""
         where, params = _where(gaming_day=day, table_code=self._code(table))
         where += (" AND" if where else " WHERE") + " status = 'settled'"
-        return [_ints(r, "hands", "result_minor") for r in self._all(
+        rows = [_ints(r, "hands", "result_minor") for r in self._all(
             "SELECT table_code, gaming_day, player, COUNT(*) AS hands, SUM(result_minor) AS "
             f"result_minor FROM {{proj_dp_hands}}{where} GROUP BY table_code, gaming_day, "
             "player ORDER BY gaming_day, table_code, player", params)]
+        if rows:
+            currencies = {t["table_code"]: t["currency"] for t in self.tables()}
+            for row in rows:
+                row["currency"] = currencies.get(row["table_code"])
+        return rows
 
     # --- helpers ---------------------------------------------------------------------------
 

@@ -12,19 +12,21 @@ Per table and column (the period, month to date, year to date; :mod:`.periods`):
   liability, not a win); the standard deviation of the win for these hands, from the
   per-hand variance in Antes scaled by each hand's Ante (``sqrt(sum ante^2) * sd``) and the
   side wager's variance;
-- player-banked and pooled games: the same for the rake: expected rake per hand (the mean over
-  the table's settled hands) times the hands, with its standard deviation;
 - ``z`` (actual minus expected over the standard deviation) and ``flagged`` when it lies outside
   the 95% interval (|z| > 1.96); a flag names the hands that contributed most: the largest house
-  losses when the win is short, the largest house wins when it is over (for rake: the hands
-  with the least rake when it is short, the most when over), each with the API path of its
-  replay (the record beside the rules' recomputation).
+  losses when the win is short, the largest house wins when it is over, each with the API path
+  of its replay (the record beside the rules' recomputation);
+- player-banked and pooled games (no ``win_minor``, no ``hold_pct``: the house banks nothing):
+  the rake recorded against the rake the policy owes on each hand (``expected_rake_minor``,
+  ``rake_variance_minor``, every difference in ``rake_differences``, exact: any difference
+  flags), and for High Card Flush the designated players' results against the paytable
+  (``dp``: result, theory, interval, z and the hands that weigh most); see
+  :mod:`.variance`.
 
 Each hand is measured against the mathematics of the configuration in force when it was played
 (its ``config_version``, COM-4): a paytable changed during a period gives its hands before and
 after their own edges and variances, summed (``config_versions`` lists those that contributed).
-For the rake, the expected rake per hand and its deviation are the means over the table's
-settled hands under the same configuration. The theoretical edge assumes the optimal strategy
+The theoretical edge assumes the optimal strategy
 (players who play worse make the house win more than theory).
 """
 
@@ -37,10 +39,9 @@ from typing import Any
 
 from projections.read.fleet import for_table
 from projections.read.queries import hold_pct
-from projections.reports.figures import decimal
 from projections.reports.paytable import mathematics
 from projections.reports.periods import Period, columns
-from projections.reports.rake_report import rake_stats_by_config
+from projections.reports.variance import player_banked
 
 Z_95 = 1.959964
 FEES = ("house_fee",)
@@ -164,22 +165,32 @@ def _column(model: Any, table: dict[str, Any], figures: Theory,
                     "config_versions": sorted(int(r["config_version"]) for r in versions)})
         measured, expected = win, theo
     else:
-        stats = rake_stats_by_config(model, code)
-        counts = store.fetchall(
-            "SELECT config_version, COUNT(*) AS hands FROM {proj_hands} WHERE table_code = ? "
-            "AND status = 'settled' AND gaming_day >= ? AND gaming_day <= ? GROUP BY "
-            "config_version", (code, col.first, col.last))
-        expected, variance = 0.0, 0.0
-        for row in counts:
-            n, per = int(row["hands"]), stats[int(row["config_version"])]
-            expected += per["mean_minor"] * n
-            variance += per["sd_minor"] ** 2 * n
-        out.update({"expected_rake_minor": _minor(expected),
-                    "expected_rake_per_hand_minor": decimal(expected / count if count else 0,
-                                                            2),
-                    "sd_minor": _minor(variance ** 0.5),
-                    "config_versions": sorted(int(r["config_version"]) for r in counts)})
-        measured = rake
+        # Player-banked and pooled games: the rake against the policy, hand by hand, and for
+        # High Card Flush the DPs against the paytable (:mod:`.variance`); never a figure
+        # against an average of itself.
+        checks = player_banked(model, table, figures.by_version, col.first, col.last)
+        rake_check = checks["rake_check"]
+        out.update({"rake_minor": rake_check["recorded_minor"],
+                    "expected_rake_minor": rake_check["owed_minor"],
+                    "rake_variance_minor": rake_check["variance_minor"],
+                    "rake_differences": rake_check["differences"],
+                    "config_versions": sorted(_versions(store, code, col))})
+        dp = checks.get("dp_check")
+        flagged = rake_check["flagged"] or bool(dp and dp["flagged"])
+        # The rake is owed exactly: its interval is the one figure, and no z applies (the
+        # DPs' own interval and z are in ``dp``).
+        out.update({"z": None,
+                    "interval_minor": [rake_check["owed_minor"], rake_check["owed_minor"]],
+                    "flagged": flagged, "flag_hands": []})
+        if dp is not None:
+            out["dp"] = dp
+            out["flag_hands"] = [
+                {"table": code, **h, "replay": f"/tables/{code}/hands/{h['hand_no']}/replay"}
+                for h in dp["flag_hands"]]
+        out["flag_hands"] += [
+            {"table": code, **h, "replay": f"/tables/{code}/hands/{h['hand_no']}/replay"}
+            for h in rake_check["differences"][:FLAG_HANDS * 20]]
+        return out
     sd = variance ** 0.5
     z = (measured - expected) / sd if sd > 0 else 0.0
     flagged = abs(z) > Z_95
@@ -189,6 +200,13 @@ def _column(model: Any, table: dict[str, Any], figures: Theory,
     if flagged:
         out["flag_hands"] = _flag_hands(model, code, col, house, short=z < 0)
     return out
+
+
+def _versions(store: Any, code: str, col: Period) -> list[int]:
+    rows = store.fetchall(
+        "SELECT DISTINCT config_version FROM {proj_hands} WHERE table_code = ? AND status = "
+        "'settled' AND gaming_day >= ? AND gaming_day <= ?", (code, col.first, col.last))
+    return [int(r["config_version"]) for r in rows]
 
 
 def _house_theory(figures: dict[str, Any],

@@ -5,7 +5,11 @@ buy-ins of the day, fills and credits the day's sums, opening the day's first op
 closing its last closing count (:mod:`projections.views.tray`). The ledger's own house result for
 the day is the accounting view's house win; the difference is the ``variance``. ``status`` is
 ``reconciled`` (no difference), ``variance`` or ``incomplete`` (a count is missing: nothing to
-compare). Per table, ``totals`` gives the period, the month to date and the year to date of its
+compare; ``reason`` says which). A house-banked table that played on a day (it has an accounting
+row: a drop, hands) without any tray count is listed as ``incomplete`` too, never left out.
+Every row and total carries its table's ``currency``.
+
+Per table, ``totals`` gives the period, the month to date and the year to date of its
 last day (COMAR 36.05.03.25): the sums over the days counted at both ends, and how many days
 reconciled, showed a variance or were incomplete.
 
@@ -42,7 +46,8 @@ def inventory_report(model: Any, chosen: Period, table: str | None = None) -> di
     out = []
     for code in sorted(totals):
         mine = [r for r in every if r["table"] == code]
-        out.append({"table": code, "columns": [_total(mine, c) for c in cols]})
+        out.append({"table": code, "currency": mine[0]["currency"],
+                    "columns": [_total(mine, c) for c in cols]})
     rows = [r for r in every if chosen.first <= r["gaming_day"] <= chosen.last]
     return {"period": chosen.as_dict(), "rule": "INV-4", "rows": rows,
             "columns": [c.as_dict() for c in cols], "totals": out}
@@ -84,8 +89,20 @@ def _days(model: Any, chosen: Period, table: str | None) -> list[dict[str, Any]]
         elif m["kind"] in ("fill", "credit"):
             day[f"{m['kind']}s_minor"] += amount
             day[f"{m['kind']}s"] += 1
+    for played in fetch_all(
+            model, f"SELECT table_code, gaming_day FROM {{proj_accounting}} WHERE {where} AND "
+            "banking = 'house' ORDER BY table_code, gaming_day", tuple(params),
+            by("table_code", "gaming_day")):
+        days.setdefault((played["table_code"], played["gaming_day"]), {
+            "table": played["table_code"], "gaming_day": played["gaming_day"],
+            "opening_minor": None, "closing_minor": None, "fills_minor": 0,
+            "credits_minor": 0, "fills": 0, "credits": 0})
+    currencies: dict[str, str] = {}
     rows = []
     for (code, gaming_day), day in sorted(days.items()):
+        if code not in currencies:
+            currencies[code] = model.table(code)["currency"]
+        day["currency"] = currencies[code]
         acc = for_table(model, code).store.fetchone(
             "SELECT drop_minor, house_win_minor FROM {proj_accounting} WHERE table_code = ? "
             "AND gaming_day = ?", (code, gaming_day))
@@ -93,15 +110,18 @@ def _days(model: Any, chosen: Period, table: str | None) -> list[dict[str, Any]]
         ledger_win = int(acc["house_win_minor"]) if acc else 0
         day.update({"drop_minor": drop, "ledger_win_minor": ledger_win, "corrections": 0})
         _corrected(model, code, gaming_day, day)
-        if day["opening_minor"] is None or day["closing_minor"] is None:
+        missing = [k for k in ("opening", "closing") if day[f"{k}_minor"] is None]
+        if missing:
             day.update({"inventory_win_minor": None, "variance_minor": None,
-                        "status": "incomplete"})
+                        "status": "incomplete",
+                        "reason": f"no {' and no '.join(missing)} count of the tray (INV-1)"})
         else:
             win = (day["drop_minor"] + day["credits_minor"] - day["fills_minor"]
                    + day["closing_minor"] - day["opening_minor"])
             ledger_win = day["ledger_win_minor"]
             day.update({"inventory_win_minor": win, "variance_minor": win - ledger_win,
-                        "status": "reconciled" if win == ledger_win else "variance"})
+                        "status": "reconciled" if win == ledger_win else "variance",
+                        "reason": None})
         rows.append(day)
     return rows
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -44,8 +44,19 @@ CACHE_DDL = (
 _MEMORY: dict[str, dict[str, Any]] = {}
 
 
+UNRELATED = ("card_source", "shuffle_seed")
+"""Settings that do not change a configuration's mathematics (where the cards come from): left
+out of the digest, so two tables with the same paytable share their figures."""
+PROGRESS: list[Callable[[str], None]] = []
+"""Who is told, in words, when mathematics start and end being computed (the command line
+prints it on stderr); empty: nobody."""
+
+
 def config_digest(game: str, config: Mapping[str, Any]) -> str:
-    canonical = json.dumps({"game": game, "config": config, "math": MATH_VERSION},
+    """The key of a configuration's mathematics: the game, the paytable and every setting that
+    changes the figures (not ``UNRELATED``), and the mathematics' version."""
+    paytable = {k: v for k, v in config.items() if k not in UNRELATED}
+    canonical = json.dumps({"game": game, "config": paytable, "math": MATH_VERSION},
                            sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -88,12 +99,44 @@ def mathematics(store: Store | None, game: str, config: Mapping[str, Any]) -> di
         if found is not None:
             _MEMORY[digest] = found
             return found
+    if PROGRESS:
+        estimate = _estimate(store, game)
+        for tell in PROGRESS:
+            tell(f"computing the {game} mathematics of configuration {digest[:12]} (once per "
+                 f"paytable, then kept in the store){estimate}...")
     result = compute(game, full)
+    for tell in PROGRESS:
+        tell(f"computed the {game} mathematics of configuration {digest[:12]} in "
+             f"{result['seconds']} s")
     result["computed_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     _MEMORY[digest] = result
     if store is not None and not store.read_only:
         _write(store, result)
     return result
+
+
+TYPICAL_SECONDS = {"caribbean-stud": 20, "high-card-flush": 5}
+"""About how long a game's mathematics take on an idle machine, when the store has no earlier
+computation of that game to go by."""
+
+
+def _estimate(store: Store | None, game: str) -> str:
+    """``, about 20 s``: the last computation of the game's mathematics in this store, or the
+    typical time."""
+    seconds: float | None = None
+    if store is not None:
+        try:
+            with store.transaction(commit=False) as tx:
+                if store.exists(tx, "report_math"):
+                    row = tx.fetchone("SELECT seconds FROM {report_math} WHERE game = ? ORDER "
+                                      "BY computed_at DESC LIMIT 1", (game,))
+                    if row is not None:
+                        seconds = float(row["seconds"])
+        except Exception:
+            seconds = None
+    if seconds is None:
+        seconds = TYPICAL_SECONDS.get(game)
+    return "" if seconds is None else f", about {max(1, round(seconds))} s"
 
 
 def _read(store: Store, digest: str) -> dict[str, Any] | None:
@@ -157,7 +200,8 @@ def table_report(model: Any, code: str) -> dict[str, Any]:
                  "approver": row["approver"], "reason": row["reason"],
                  "digest": figures["digest"], **headline(figures)}
         if game in ("chinese-poker", "stud-hilo", "high-card-flush"):
-            entry["rake_policy"] = policy_text(game, normalised(game, row["config"]))
+            entry["rake_policy"] = policy_text(game, normalised(game, row["config"]),
+                                               table["currency"])
         history.append(entry)
     current = configs[-1]["config"]
     figures = mathematics(model.store, game, current)
@@ -165,5 +209,10 @@ def table_report(model: Any, code: str) -> dict[str, Any]:
                               "currency": table["currency"], "configs": history,
                               "mathematics": figures}
     if game != "caribbean-stud":
-        report["rake"] = rake_figures(model, table["table_code"], game, current)
+        report["rake"] = rake_figures(model, table["table_code"], game, current,
+                                      table["currency"])
+        if figures.get("kind") == "rake":  # the policy in the table's currency
+            report["mathematics"] = {**figures,
+                                     "policy": policy_text(game, normalised(game, current),
+                                                           table["currency"])}
     return report

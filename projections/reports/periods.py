@@ -1,7 +1,8 @@
 """Accounting periods: a day, a range of days or a month, and the COMAR 36.05.03.25 columns.
 
 Every accounting report takes exactly one of ``--day D``, ``--from D1 --to D2`` or ``--month
-YYYY-MM`` and reports three columns: the period itself, the month to date and the year to date,
+YYYY-MM`` (the current month ends today: a period never runs past today) and reports three
+columns: the period itself, the month to date and the year to date,
 both ending on the period's last day (for a day, COMAR's day / MTD / YTD).
 """
 
@@ -58,7 +59,11 @@ def period(day: str | None = None, first: str | None = None, last: str | None = 
         return Period(d, d, "day")
     if month is not None:
         start, end = parse_month(month)
-        return Period(start, end, "month")
+        today = date.today().isoformat()
+        if start > today:
+            raise InvalidInput("invalid_period", f"the month {month} has not begun (today is "
+                               f"{today})", month=month)
+        return Period(start, min(end, today), "month")  # never a day still to come
     if first is None or last is None:
         raise InvalidInput("invalid_period", "--from and --to go together")
     start, end = parse_day(first), parse_day(last)

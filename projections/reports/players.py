@@ -1,16 +1,20 @@
 """Player ratings: per player over a period, across tables, what a host is shown; and the hands
 of one player.
 
-Per player (and per table under it): ``hands`` settled, ``tables``, ``seconds`` at the tables
-(per table and gaming day, from the first hand's start to the last hand's end, summed),
-``handle_minor`` (every wager; fees are not wagers), ``average_wager_minor`` (handle / hands),
-``theoretical_win_minor`` and ``actual_win_minor`` (what the table won from the player: minus the
-player's result over those hands). The theoretical win is the house edge of each wager at the
+Per player: ``hands`` settled, ``tables``, ``seconds`` at the tables (per table and gaming day,
+from the first hand's start to the last hand's end, summed), and the money per currency of the
+tables played (``by_currency``: amounts of different currencies are never added together); per
+table under it (``by_table``, each with its ``currency``): ``handle_minor`` (every wager; fees
+are not wagers), ``average_wager_minor`` (handle / hands), ``result_minor`` (the player's result
+over those hands) and ``theoretical_result_minor`` (the result the player is expected to have).
+
+One sign convention, the player's side (as ``ledger hands`` shows a hand): a win is positive, a
+loss negative. The theoretical result is minus the house edge of each wager at the
 configuration in force when the hand was played (Caribbean Stud: the optimal strategy's edge on
 the Ante, the house's expected share of the jackpot side wager); in games the players bank it is
-the fee or rake the player is expected to pay (the hand's rake shared among its players). Each
-player's ``columns`` give the same totals for the period, the month to date and the year to
-date of its last day.
+minus the fee or rake the player is expected to pay (the hand's rake shared among its players).
+Each player's ``columns`` give the same figures for the period, the month to date and the year
+to date of its last day.
 """
 
 from __future__ import annotations
@@ -36,8 +40,8 @@ def _edges(model: Any, code: str, game: str, version: int) -> dict[str, float]:
             "jackpot": float(figures["jackpot"]["house_share_expected_per_wager"])}
 
 
-COLUMN_KEYS = ("tables", "hands", "seconds", "handle_minor", "average_wager_minor",
-               "theoretical_win_minor", "actual_win_minor")
+COLUMN_KEYS = ("tables", "hands", "seconds", "by_currency", "by_table")
+MONEY = ("handle_minor", "theoretical_result_minor", "result_minor")
 
 
 def player_report(model: Any, chosen: Period, player: str | None = None) -> dict[str, Any]:
@@ -57,8 +61,8 @@ def player_report(model: Any, chosen: Period, player: str | None = None) -> dict
         for col, ratings in zip(cols, found, strict=True):
             same = next((p for p in ratings if p["player"] == entry["player"]), None)
             entry["columns"].append({**col.as_dict(), **{
-                k: (same[k] if same else 0) for k in COLUMN_KEYS},
-                "by_table": same["by_table"] if same else []})
+                k: (same[k] if same else ([] if k.startswith("by_") else 0))
+                for k in COLUMN_KEYS}})
     return {"period": chosen.as_dict(), "columns": [c.as_dict() for c in cols],
             "players": found[0]}
 
@@ -91,11 +95,12 @@ def _ratings(model: Any, chosen: Period, player: str | None) -> list[dict[str, A
         else:
             theo = int(row["rake_minor"]) / max(int(row["players"]), 1)
         entry = players.setdefault(row["player"], {"player": row["player"], "tables": {}})
-        per_table = entry["tables"].setdefault(code, _blank(code, row["game"]))
+        per_table = entry["tables"].setdefault(
+            code, _blank(code, row["game"], model.table(code)["currency"]))
         per_table["hands"] += 1
         per_table["handle_minor"] += handle
-        per_table["theoretical"] += theo
-        per_table["actual_win_minor"] -= int(row["net_minor"])
+        per_table["theoretical"] -= theo
+        per_table["result_minor"] += int(row["net_minor"])
         span = sessions.setdefault((row["player"], code, row["gaming_day"]),
                                    [row["started_at"], row["ended_at"] or row["started_at"]])
         span[1] = max(span[1], row["ended_at"] or row["started_at"])
@@ -104,26 +109,38 @@ def _ratings(model: Any, chosen: Period, player: str | None) -> list[dict[str, A
     out = []
     for entry in players.values():
         tables = [_finish(t) for t in entry["tables"].values()]
-        total = _blank("", "")
-        for t in tables:
-            for key in ("hands", "handle_minor", "actual_win_minor", "seconds"):
-                total[key] += t[key]
-            total["theoretical"] += t["theoretical_win_minor"]
-        total = _finish(total)
         out.append({"player": entry["player"], "tables": len(tables),
-                    **{k: v for k, v in total.items() if k not in ("table", "game")},
-                    "by_table": tables})
+                    "hands": sum(t["hands"] for t in tables),
+                    "seconds": sum(t["seconds"] for t in tables),
+                    "by_currency": by_currency(tables), "by_table": tables})
     return out
 
 
-def _blank(code: str, game: str) -> dict[str, Any]:
-    return {"table": code, "game": game, "hands": 0, "seconds": 0, "handle_minor": 0,
-            "theoretical": 0.0, "actual_win_minor": 0}
+def by_currency(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per-table figures summed per currency (in the order the currencies first come): a sum
+    across currencies is never made."""
+    out: dict[str, dict[str, Any]] = {}
+    for t in tables:
+        total = out.setdefault(t["currency"], {"currency": t["currency"], "tables": 0,
+                                               "hands": 0, "seconds": 0,
+                                               **dict.fromkeys(MONEY, 0)})
+        total["tables"] += 1
+        for key in ("hands", "seconds", *MONEY):
+            total[key] += t[key]
+    for total in out.values():
+        total["average_wager_minor"] = (round(total["handle_minor"] / total["hands"])
+                                        if total["hands"] else 0)
+    return list(out.values())
+
+
+def _blank(code: str, game: str, currency: str) -> dict[str, Any]:
+    return {"table": code, "game": game, "currency": currency, "hands": 0, "seconds": 0,
+            "handle_minor": 0, "theoretical": 0.0, "result_minor": 0}
 
 
 def _finish(t: dict[str, Any]) -> dict[str, Any]:
     theo = t.pop("theoretical")
-    t["theoretical_win_minor"] = round(theo)
+    t["theoretical_result_minor"] = round(theo)
     t["average_wager_minor"] = round(t["handle_minor"] / t["hands"]) if t["hands"] else 0
     return t
 

@@ -9,24 +9,32 @@ hand is what the hold report scales to a period's hands.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
+from ledger.domain.money import format_amount
 from projections.read.fleet import for_table
 from projections.reports.figures import decimal
 
 
-def policy_text(game: str, config: dict[str, Any]) -> str:
+def policy_text(game: str, config: dict[str, Any], currency: str | None = None) -> str:
+    """The rake policy in words, amounts in ``currency`` (``3.00 EUR``; without a currency,
+    a configuration not at a table, in the currency's units with two decimals)."""
+    def money(minor: Any) -> str:
+        return format_amount(int(minor or 0), currency, code=True)
+
     if game == "high-card-flush":
         rake = config.get("rake", {})
         who = {"i": "every player and the DP", "ii": "every player, not the DP",
                "iii": "the DP only, one fee"}[rake.get("method", "i")]
-        return f"HCF-13: a fee of {rake.get('fee', 0)} minor units per hand from {who}"
+        return f"HCF-13: a fee of {money(rake.get('fee', 0))} per hand from {who}"
     if game == "chinese-poker":
-        return f"CHP-11: a fee of {config.get('fee', 0)} minor units per player per hand"
+        return f"CHP-11: a fee of {money(config.get('fee', 0))} per player per hand"
     if game == "stud-hilo":
         cap = config.get("rake_cap")
-        return (f"STUD8-11: {config.get('rake_bps', 0)} bps of the pot"
-                f"{'' if cap is None else f', at most {cap} minor units'}, none when the hand "
+        percent = (Decimal(int(config.get("rake_bps") or 0)) / 100).quantize(Decimal("0.01"))
+        return (f"STUD8-11: {percent}% of the pot"
+                f"{'' if cap is None else f', at most {money(cap)}'}, none when the hand "
                 "ends on third street")
     return "no rake"
 
@@ -73,11 +81,13 @@ def rake_stats_by_config(model: Any, code: str) -> dict[int, dict[str, float]]:
     return out
 
 
-def rake_figures(model: Any, code: str, game: str, config: dict[str, Any]) -> dict[str, Any]:
+def rake_figures(model: Any, code: str, game: str, config: dict[str, Any],
+                 currency: str | None = None) -> dict[str, Any]:
     """The rake over every settled hand of the table, and per configuration version (the
     policy in force when the hands were played, COM-4)."""
     stats = rake_stats(model, code)
-    return {"policy": policy_text(game, config), "recorded_hands": stats["hands"],
+    return {"policy": policy_text(game, config, currency), "currency": currency,
+            "recorded_hands": stats["hands"],
             "rake_minor": stats["rake_minor"],
             "expected_per_hand_minor": decimal(stats["mean_minor"], 2),
             "sd_per_hand_minor": decimal(stats["sd_minor"], 2),

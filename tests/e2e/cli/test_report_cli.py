@@ -145,3 +145,39 @@ def test_the_demo_day_reconciles_by_inventory_and_a_wrong_count_is_a_variance(
     short = ledger("report", "inventory", "--day", day, db=db)
     assert short.returncode == 1, short.stderr
     assert "variance -1.00 (variance)" in short.stdout
+
+
+def test_the_workbook_computes_paytable_mathematics_once_and_says_so(db: Path,
+                                                                    tmp_path: Path) -> None:
+    """The first ``export accounting --format xlsx`` computes the mathematics of the table's
+    paytable, with a line on stderr, and stores them; the second computes none. A second
+    table with the same paytable and another card source shares its figures (the digest
+    leaves the card source out)."""
+    from datetime import UTC, datetime
+
+    from projections.reports.paytable import config_digest, normalised
+
+    rng = normalised("high-card-flush", {"card_source": "rng"})
+    recorded = normalised("high-card-flush", {"card_source": "recorded"})
+    assert rng != recorded
+    assert config_digest("high-card-flush", rng) == config_digest("high-card-flush", recorded)
+    played = ledger("simulate", "--game", "high-card-flush", "--hands", "4", "--table", "HCF-1",
+                    db=db)
+    assert played.returncode == 0, played.stderr
+    day = datetime.now(UTC).date().isoformat()
+    args = ("export", "accounting", "--format", "xlsx", "--day", day, "--out",
+            str(tmp_path / "out"))
+    first = ledger(*args, db=db)
+    assert first.returncode == 0, first.stderr
+    assert "computing the high-card-flush mathematics" in first.stderr
+    assert re.search(r"about \d+ s\.\.\.", first.stderr), first.stderr  # an estimate
+    assert "computed the high-card-flush mathematics" in first.stderr
+    second = ledger(*args, db=db)
+    assert second.returncode == 0, second.stderr
+    assert "mathematics" not in second.stderr
+
+    month = ledger("report", "hold", "--month", day[:7], "--json", db=db)
+    assert month.returncode == 0, month.stderr
+    assert json.loads(month.stdout)["period"]["to"] == day  # never a day still to come
+    future = ledger("report", "hold", "--month", f"{int(day[:4]) + 1}-01", db=db)
+    assert future.returncode == 2 and future.stderr.startswith("error [invalid_period]")

@@ -110,7 +110,10 @@ def test_an_admin_corrects_a_hand_and_every_read_shows_it(
                                headers=bearer(tokens.accounting)))
     [row] = csv.DictReader(io.StringIO(files[f"corrections-{day}.csv"].lstrip("\ufeff")))
     assert (row["table"], row["kind"], row["hand_no"], row["approvers"], row["reason"]) == (
-        "STUD-C", "hand", "1", '["sup-anna"]', "dealer keyed 7h for 6h")
+        "STUD-C", "hand", "1", "sup-anna", "dealer keyed 7h for 6h")
+    # every cell a plain value, amounts in the table's currency (no JSON, no minor units)
+    assert row["detail"] == "seat 3: recorded 7h, was 6h; player:p2 -5.00 EUR, player:p3 +5.00 EUR"
+    assert row["currency"] == "EUR" and not any(v.startswith(("[", "{")) for v in row.values())
     [line] = csv.DictReader(io.StringIO(files[f"accounting-{day}.csv"].lstrip("\ufeff")))
     assert line["corrections"] == "1"
     # the poker formats: the hand as recorded, the correction beside it

@@ -126,6 +126,8 @@ def test_periods_players_and_the_workbook(app: LedgerApp, tmp_path: Path) -> Non
     play(app, at("2026-02-20"), FLUSH, 2)
     play(app, at("2026-03-14"), FLUSH, 3)
     play(app, at("2026-03-14", 22), FLUSH, 4)
+    Clock.moment = at("2026-03-14", 23)
+    app.execute(BuyIn(command_id="drop", table="CSP-1", seat=2, amount=10_000))
     Runner(app).catch_up()
     model = ReadModel(app)
 
@@ -141,15 +143,19 @@ def test_periods_players_and_the_workbook(app: LedgerApp, tmp_path: Path) -> Non
     by_player = {p["player"]: p for p in ratings["players"]}
     alice, bob = by_player["alice"], by_player["bob"]
     assert alice["hands"] == bob["hands"] == 3
-    assert alice["handle_minor"] == 3 * 3_000 and alice["average_wager_minor"] == 3_000
-    assert alice["actual_win_minor"] == -3 * 11_000  # a flush: Ante 1-1, Play 5-1 (CSP-4)
-    assert bob["actual_win_minor"] == 3 * 3_000
-    assert alice["theoretical_win_minor"] == round(0.0522430577 * 3_000)
+    (euros,) = alice["by_currency"]  # one currency: EUR
+    assert euros["currency"] == "EUR" and alice["by_table"][0]["currency"] == "EUR"
+    assert euros["handle_minor"] == 3 * 3_000 and euros["average_wager_minor"] == 3_000
+    # The player's side (as ``ledger hands``): a win is positive.
+    assert euros["result_minor"] == 3 * 11_000  # a flush: Ante 1-1, Play 5-1 (CSP-4)
+    assert bob["by_currency"][0]["result_minor"] == -3 * 3_000
+    assert euros["theoretical_result_minor"] == -round(0.0522430577 * 3_000)
     assert alice["seconds"] == 2 * 3600  # 20:00 to 22:00 on 2026-03-14
     day_ratings = player_report(model, period(day="2026-03-14"))
     alice_day = next(p for p in day_ratings["players"] if p["player"] == "alice")
-    assert [(c["label"], c["hands"], c["actual_win_minor"]) for c in alice_day["columns"]] == [
-        ("day", 2, -22_000), ("month_to_date", 2, -22_000), ("year_to_date", 3, -33_000)]
+    assert [(c["label"], c["hands"], c["by_currency"][0]["result_minor"])
+            for c in alice_day["columns"]] == [
+        ("day", 2, 22_000), ("month_to_date", 2, 22_000), ("year_to_date", 3, 33_000)]
     assert alice_day["columns"][2]["from"] == "2026-01-01"
     assert alice_day["columns"][2]["by_table"][0]["handle_minor"] == 3 * 3_000
     hands = player_hands(model, "alice", period(first="2026-02-01", last="2026-03-31"))
@@ -162,21 +168,42 @@ def test_periods_players_and_the_workbook(app: LedgerApp, tmp_path: Path) -> Non
     assert sheets["accounting"] == 1 and sheets["hold"] == 3
     book = openpyxl.load_workbook(path)
     assert book.sheetnames == ["accounting", "hold", "rake", "jackpot", "dp-results",
-                               "players", "inventory", "bankrolls"]
+                               "players", "inventory", "corrections", "bankrolls"]
+    for ws in book.worksheets:  # one Excel table per sheet, its header frozen
+        (table,) = ws.tables.values()
+        assert table.ref.startswith("A1:") and ws.freeze_panes == "A2", ws.title
+        headers = [str(c.value) for c in ws[1]]  # human headers, not snake_case
+        assert not any("_" in h or h[0].islower() for h in headers), (ws.title, headers)
     sheet = book["accounting"]
     header = [c.value for c in sheet[1]]
     row = dict(zip(header, [c.value for c in sheet[2]], strict=True))
-    assert row["table"] == "CSP-1" and row["hands_settled"] == 2
-    assert row["gaming_day"] == datetime(2026, 3, 14)
-    assert sheet.cell(row=2, column=header.index("gaming_day") + 1).number_format == "yyyy-mm-dd"
-    assert row["house_win"] == pytest.approx(2 * (-11_000 + 3_000) / 100)
-    win_cell = sheet.cell(row=2, column=header.index("house_win") + 1)
-    assert isinstance(win_cell.value, int | float) and win_cell.number_format == "#,##0.00"
+    assert row["Table"] == "CSP-1" and row["Hands settled"] == 2
+    assert row["Gaming day"] == datetime(2026, 3, 14)
+    assert sheet.cell(row=2, column=header.index("Gaming day") + 1).number_format == "yyyy-mm-dd"
+    assert row["House win"] == pytest.approx(2 * (-11_000 + 3_000) / 100)
+    win_cell = sheet.cell(row=2, column=header.index("House win") + 1)
+    assert isinstance(win_cell.value, int | float)
+    assert win_cell.number_format == '#,##0.00 "EUR"'  # a currency format
+    hold_cell = sheet.cell(row=2, column=header.index("Hold %") + 1)
+    # the house lost 160.00 on a drop of 100.00: -160% as the fraction -1.6
+    assert hold_cell.number_format == "0.00%" and hold_cell.value == pytest.approx(-1.6)
+    total = [c.value for c in sheet[3]]  # the totals row, per currency
+    assert total[0] == "Total EUR" and total[header.index("Hands settled")] == 2
+    assert total[header.index("House win")] == pytest.approx(row["House win"])
     hold = book["hold"]
-    labels = [r[3] for r in hold.iter_rows(min_row=2, values_only=True)]
+    labels = [r[3] for r in hold.iter_rows(min_row=2, values_only=True) if r[0] != "Total EUR"]
     assert labels == ["day", "month_to_date", "year_to_date"]
+    (hold_total,) = [r for r in hold.iter_rows(min_row=2, values_only=True)
+                     if r[0] == "Total EUR"]
+    assert hold_total[6] == 2  # the day's hands: the MTD and YTD rows are not added again
+    jackpot = [c.value for c in book["jackpot"][1]]
+    assert "At (UTC)" in jackpot  # local times, the zone in the header (the table's: UTC)
+    players_header = [c.value for c in book["players"][1]]
+    assert "Minutes at the tables" in players_header and "Seconds" not in players_header
     players = {r[0]: r for r in book["players"].iter_rows(min_row=2, values_only=True)}
-    assert players["bob"][9] == pytest.approx(2 * 30.0)  # actual win from bob, in euros
+    assert players["bob"][9] == pytest.approx(-2 * 30.0)  # bob's result, in euros
+    assert players["alice"][5] == pytest.approx(120.0)  # minutes: 20:00 to 22:00
+    assert [c.value for c in book["corrections"][1]][:3] == ["Table", "Gaming day", "Currency"]
     month_book, _ = export_workbook(model, period(month="2026-03"), tmp_path)
     assert month_book.name == "accounting-2026-03.xlsx"
     assert "bankrolls" not in openpyxl.load_workbook(month_book).sheetnames
@@ -212,7 +239,8 @@ def test_each_hand_is_held_to_the_paytable_in_force_when_it_was_played(
     assert day_two["theoretical_win_minor"] == round(second * 2_000) < 0
     ratings = player_report(model, period(month="2026-03"))
     alice = next(p for p in ratings["players"] if p["player"] == "alice")
-    assert alice["theoretical_win_minor"] == round(first * 1_000 + second * 1_000)
+    assert alice["by_currency"][0]["theoretical_result_minor"] == -round(
+        first * 1_000 + second * 1_000)
 
 
 @pytest.mark.parametrize(("kwargs", "code"), [
