@@ -288,3 +288,12 @@ def rename_everywhere(app: LedgerApp, tid: UUID, old: str, new: str) -> None:
     assert first is not None, f"{old!r} is in no event"
     rechain(app, tid, first)
     rewrite_command_log(app, tid)
+
+
+def drop_snapshots(app: LedgerApp, tid: UUID) -> None:
+    """Delete a table's snapshots, as a forger does whose rewrite a snapshot's keyed signature
+    would otherwise show (``snapshot_mismatch``): loading then replays the events."""
+    recorder: Any = app.recorder
+    name = recorder.events_table_name.replace("_events", "_snapshots")
+    table = name if not _is_postgres(app) else f'"{recorder.datastore.schema}"."{name}"'
+    _execute(app, f"DELETE FROM {table} WHERE originator_id = %s", (_id(app, tid),))
