@@ -16,7 +16,7 @@ from ledger.app.application import LedgerApp
 from ledger.sim.runner import simulate
 from projections.audit import writers
 from projections.audit.reader import consistent_read
-from projections.audit.verify import verify
+from projections.audit.verify import snapshot_discrepancies, verify
 
 
 def main() -> None:
@@ -36,7 +36,7 @@ def main() -> None:
             whole = time.perf_counter() - started
             figures = {}
             for name, check in (
-                    ("snapshots", lambda: writers.snapshot_findings(app, tids)),
+                    ("snapshots", lambda: snapshot_discrepancies(app, tids)),
                     ("command log", lambda: writers.commands_without_events(
                         app, {str(t) for t in tids})),
                     ("views' layout", lambda: writers.layout_findings(app, ["accounting"]))):

@@ -33,7 +33,7 @@ bounds: ``out_of_bounds`` (a recorded command outside the bounds every command h
 :mod:`ledger.domain.bounds`: written before them, or by hand);
 access log (:mod:`ledger.access.accesslog`, a full audit only): ``access_log_broken``;
 signs of a writer (:mod:`projections.audit.writers`): ``command_log_without_events`` (a full
-audit only), ``snapshot_edited``, ``snapshot_off_chain``, ``projection_outdated`` (a view of
+audit only), ``projection_outdated`` (a view of
 another layout, not compared) and, over shards, ``table_moved``;
 approvals (:mod:`projections.audit.approvers`; ``SIGNATURE_KINDS`` make ``signatures_ok``
 false): ``signature_invalid`` (a signature that does not verify with the approver's key in the

@@ -118,13 +118,12 @@ def verify(app: Any, *, table: str | None = None, day: str | None = None,
             report.discrepancies.extend(check.projections(sealed, labels if table else None)
                                         if check is not None else [])
         report.events_read += reader.rows_read
-    report.discrepancies.extend(writers.snapshot_findings(app, tids))
+    report.discrepancies.extend(snapshot_discrepancies(app, tids))
     if table is None:
         report.discrepancies.extend(writers.commands_without_events(app, {str(t) for t in tids}))
         report.discrepancies.extend(access_log_breaks(app))
         report.discrepancies.extend(register_discrepancies(app))
         report.discrepancies.extend(token_discrepancies(app))
-        report.discrepancies.extend(snapshot_discrepancies(app, tids))
         report.discrepancies.extend(checkpoint_discrepancies(app, public_key))
         if check is not None:
             report.discrepancies.extend(check.access_log(app))

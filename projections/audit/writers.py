@@ -6,17 +6,13 @@
   event, or a table with no events: the ledger writes a command's row in the transaction of its
   events, so such a row was written by hand (a forged "first answer" for that command id,
   which a repeat of the command would be given);
-- ``snapshot_edited`` (a snapshot whose state does not match the digest the ledger signs it
-  with: edited, written without the key, or copied from another table or version) and
-  ``snapshot_off_chain`` (a snapshot whose chain digest is not that of the stored event at its
-  version). Loading a table already sets such a snapshot aside (it replays the events); the
-  audit names it, since it proves someone wrote to the store;
+- a snapshot that does not hold (edited, moved, written without the key) is
+  ``snapshot_mismatch`` (:func:`projections.audit.checkpoint.snapshot_problems`);
 - ``table_moved``: over a fleet, a table held by a store other than the one the map names.
 """
 
 from __future__ import annotations
 
-import hmac
 from typing import Any
 from uuid import UUID
 
@@ -78,39 +74,6 @@ def _codes(app: Any, table_ids: list[UUID]) -> dict[str, str]:
         if info is not None:
             codes[str(tid)] = info.code
     return codes
-
-
-def snapshot_findings(app: Any, table_ids: list[UUID]) -> list[Discrepancy]:
-    """``snapshot_edited`` and ``snapshot_off_chain`` for every stored snapshot of the tables
-    that does not hold (see the module)."""
-    from ledger.store.trust import DIGEST_KEY, snapshot_hmac
-
-    repository = app.repository
-    if app.snapshots is None:
-        return []
-    found = []
-    names = _codes(app, table_ids)
-    for tid in table_ids:
-        for snapshot in app.snapshots.get(originator_id=tid):
-            version = snapshot.originator_version
-            state = snapshot.state
-            recorded = state.get(DIGEST_KEY)
-            code = names.get(str(tid), str(tid))
-            if not isinstance(recorded, str) or not hmac.compare_digest(
-                    recorded, snapshot_hmac(repository.key, tid, version, state)):
-                found.append(Discrepancy(
-                    code, None, "snapshot_edited", {"version": version,
-                                                    "digest": "the ledger's signature"},
-                    {"version": version, "digest": recorded if isinstance(recorded, str)
-                     else None, "why": "its state does not match the digest it carries"}))
-                continue
-            stored = repository._digest_at(tid, version)
-            if state.get("chain_head") != stored:
-                found.append(Discrepancy(
-                    code, None, "snapshot_off_chain",
-                    {"version": version, "chain_head": stored},
-                    {"version": version, "chain_head": state.get("chain_head")}))
-    return found
 
 
 def moved_tables(fleet: Any) -> list[Discrepancy]:

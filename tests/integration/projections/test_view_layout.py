@@ -110,7 +110,7 @@ def test_a_planted_command_row_and_a_moved_snapshot_are_findings(
         found = {d.kind: d for d in report.discrepancies}
         assert found["command_log_without_events"].expected["command_id"] == "forged-1"
         assert found["command_log_without_events"].table == "CSP-1"
-        assert found["snapshot_edited"].recorded["version"] == moved + 1
+        assert found["snapshot_mismatch"].expected["version"] == moved + 1
         assert not report.ok
     finally:
         app.close()
