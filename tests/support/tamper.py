@@ -104,7 +104,9 @@ def _set_state(app: LedgerApp, tid: UUID, version: int, state: bytes) -> None:
 
 def rechain(app: LedgerApp, tid: UUID, edited: int) -> None:
     """Recompute the chain after an edit at ``edited``: every later event gets the digest of
-    the one before it, as a forger with database access and the chain's recipe would do."""
+    the one before it, as a forger with database access and the chain's recipe would do. The
+    forger also deletes the table's snapshots from ``edited`` on, whose keyed signatures over
+    the old chain would otherwise give the rewrite away (``snapshot_mismatch``)."""
     import json
 
     from ledger.table.events import chain_digest
@@ -117,6 +119,7 @@ def rechain(app: LedgerApp, tid: UUID, edited: int) -> None:
         state = text.replace(f'"prev_hash":"{old}"', f'"prev_hash":"{digest}"', 1).encode()
         _set_state(app, tid, row.originator_version, state)
         digest = chain_digest(tid, row.originator_version, row.topic, state)
+    drop_snapshots(app, tid, edited)
 
 
 def _command_rows(app: LedgerApp, tid: UUID) -> tuple[str, list[tuple[str, str]]]:
@@ -290,10 +293,11 @@ def rename_everywhere(app: LedgerApp, tid: UUID, old: str, new: str) -> None:
     rewrite_command_log(app, tid)
 
 
-def drop_snapshots(app: LedgerApp, tid: UUID) -> None:
+def drop_snapshots(app: LedgerApp, tid: UUID, since: int = 0) -> None:
     """Delete a table's snapshots, as a forger does whose rewrite a snapshot's keyed signature
     would otherwise show (``snapshot_mismatch``): loading then replays the events."""
     recorder: Any = app.recorder
     name = recorder.events_table_name.replace("_events", "_snapshots")
     table = name if not _is_postgres(app) else f'"{recorder.datastore.schema}"."{name}"'
-    _execute(app, f"DELETE FROM {table} WHERE originator_id = %s", (_id(app, tid),))
+    _execute(app, f"DELETE FROM {table} WHERE originator_id = %s AND originator_version >= %s",
+             (_id(app, tid), since))

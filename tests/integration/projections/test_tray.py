@@ -64,16 +64,19 @@ def test_the_win_by_inventory_reconciles_and_a_wrong_count_is_a_variance(
     book = openpyxl.load_workbook(export_workbook(model, period(day=day), tmp_path)[0])
     sheet = book["inventory"]
     header = [c.value for c in sheet[1]]
-    (values,) = sheet.iter_rows(min_row=2, values_only=True)
+    values, totals_row = sheet.iter_rows(min_row=2, values_only=True)  # the table, its totals
     found = dict(zip(header, values, strict=True))
-    assert (found["table"], found["status"]) == ("CSP-1", "variance")
+    total = dict(zip(header, totals_row, strict=True))
+    assert (found["Table"], found["Status"], found["Currency"]) == ("CSP-1", "variance", "EUR")
     assert len(set(header)) == len(header)  # every column named once
-    assert found["opening"] == 50_000 and found["fills"] == 10_000 and found["credits"] == 1_000
-    assert (found["fills_count"], found["credits_count"]) == (1, 1)
-    assert found["variance"] == pytest.approx(-123.45)
-    assert isinstance(found["inventory_win"], float)
-    cell = sheet.cell(row=2, column=header.index("variance") + 1)
-    assert cell.number_format == "#,##0.00"
+    assert found["Opening"] == 50_000 and found["Fills"] == 10_000 and found["Credits"] == 1_000
+    assert (found["Fills count"], found["Credits count"]) == (1, 1)
+    assert found["Variance"] == pytest.approx(-123.45)
+    assert isinstance(found["Win by inventory"], float)
+    assert total["Table"] == "Total EUR" and total["Variance"] == pytest.approx(-123.45)
+    assert total["Opening"] is None  # a count of the tray is not summed
+    cell = sheet.cell(row=2, column=header.index("Variance") + 1)
+    assert "#,##0.00" in cell.number_format
     moves = model.store.fetchall("SELECT kind, amount_minor, signer_1, signer_2, rule FROM "
                                  "{proj_tray} ORDER BY version")
     assert [m["kind"] for m in moves] == ["opening", "fill", "credit", "closing", "closing"]
