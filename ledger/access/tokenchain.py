@@ -249,9 +249,10 @@ class TokenChain:
         except Exception as exc:
             # another process wrote it first; or this user may only read (the first process
             # that may write writes it, and until then the tokens are refused as unchained)
-            if type(exc).__name__ not in ("IntegrityError", "UniqueViolation",
-                                          "InsufficientPrivilege", "ReadOnlySqlTransaction",
-                                          "OperationalError", "ProgrammingError"):
+            # (eventsourcing wraps the driver's error: its cause names what happened)
+            names = {type(exc).__name__, type(exc.__cause__).__name__}
+            if not names & {"IntegrityError", "UniqueViolation", "InsufficientPrivilege",
+                            "ReadOnlySqlTransaction", "OperationalError", "ProgrammingError"}:
                 raise
 
     def _epoch(self, cursor: Any) -> None:
