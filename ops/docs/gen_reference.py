@@ -322,7 +322,17 @@ def _context(command: Any) -> Any:
 
 
 def walk_commands(group: Any, path: list[str]) -> Iterator[tuple[list[str], Any]]:
-    for name, command in group.commands.items():
+    items = list(group.commands.items())
+    if len(path) == 1:  # the top level in the order of the help, whatever was imported first
+        from ledger.cli import _COMMAND_MODULES, _COMMAND_OWNERS
+
+        def rank(item: tuple[str, Any]) -> int:
+            owner = _COMMAND_OWNERS.get(item[0])
+            return _COMMAND_MODULES.index(owner) if owner in _COMMAND_MODULES else len(
+                _COMMAND_MODULES)
+
+        items.sort(key=rank)
+    for name, command in items:
         if getattr(command, "hidden", False):
             continue
         yield [*path, name], command

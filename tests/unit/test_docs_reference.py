@@ -88,3 +88,22 @@ def test_the_readme_is_a_first_page_that_links_into_the_docs() -> None:
     assert any(link.startswith("docs/") for link in local)
     missing = [link for link in local if not (ROOT / link).exists()]
     assert not missing, missing
+
+
+def test_the_cli_page_does_not_depend_on_what_was_imported_first() -> None:
+    """A process that imported some command modules before (as a test run does) writes the
+    same page: the top-level commands follow the help's order, not the import order."""
+    import subprocess
+    import sys
+
+    script = (
+        "import importlib, sys; sys.path.insert(0, '.');"
+        "import ledger.cli.tables, ledger.cli.replay, ledger.cli.serve;"
+        "gen = importlib.import_module('ops.docs.gen_reference');"
+        "from pathlib import Path;"
+        "sys.exit(0 if gen.cli_page() == Path('docs/reference/cli.md').read_text() else 1)"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr
