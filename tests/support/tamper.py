@@ -104,9 +104,8 @@ def _set_state(app: LedgerApp, tid: UUID, version: int, state: bytes) -> None:
 
 def rechain(app: LedgerApp, tid: UUID, edited: int) -> None:
     """Recompute the chain after an edit at ``edited``: every later event gets the digest of
-    the one before it, as a forger with database access and the chain's recipe would do. The
-    forger also deletes the table's snapshots from ``edited`` on, whose keyed signatures over
-    the old chain would otherwise give the rewrite away (``snapshot_mismatch``)."""
+    the one before it, as a forger with database access and the chain's recipe would do
+    (the snapshots are left as they are: see :func:`drop_snapshots`)."""
     import json
 
     from ledger.table.events import chain_digest
@@ -119,7 +118,6 @@ def rechain(app: LedgerApp, tid: UUID, edited: int) -> None:
         state = text.replace(f'"prev_hash":"{old}"', f'"prev_hash":"{digest}"', 1).encode()
         _set_state(app, tid, row.originator_version, state)
         digest = chain_digest(tid, row.originator_version, row.topic, state)
-    drop_snapshots(app, tid, edited)
 
 
 def _command_rows(app: LedgerApp, tid: UUID) -> tuple[str, list[tuple[str, str]]]:
