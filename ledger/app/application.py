@@ -19,8 +19,7 @@ from functools import cached_property
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.application import ProcessingEvent
-from eventsourcing.persistence import IntegrityError, Recording
+from eventsourcing.persistence import IntegrityError
 
 from ledger.access.keys import Keyring
 from ledger.access.principals import PrincipalStore, require_approver
@@ -81,7 +80,9 @@ class CommandResult:
             + e.stored_state().decode()[1:]
             for e in events
         ]
-        hand_no = getattr(events[-1], "hand_no", None) if events else None
+        # the field's value, or None where the event has none (a model's missing attribute
+        # is a slow path: pydantic's __getattr__ raising)
+        hand_no = events[-1].__dict__.get("hand_no") if events else None
         return cls(command.command_id, command.name, command.table, table.version,
                    "[" + ",".join(parts) + "]", count=len(events), hand_no=hand_no)
 
@@ -159,8 +160,15 @@ class LedgerApp(LedgerStore):
             command.model_dump_json(exclude={"command_id"}).encode()
         ).hexdigest()
         try:
-            with self._table_lock(tid):
-                result = self._execute(command, tid, payload, actor, approval)
+            lock = self._lock_of(tid)
+            if lock.acquire(blocking=False):  # the common case: nobody else holds the table
+                try:
+                    result = self._execute(command, tid, payload, actor, approval)
+                finally:
+                    lock.release()
+            else:
+                with self._table_lock(tid):
+                    result = self._execute(command, tid, payload, actor, approval)
         except LedgerError as exc:
             log.info(
                 "command_rejected",
@@ -217,7 +225,7 @@ class LedgerApp(LedgerStore):
             result = CommandResult.of(command, table, events)
             row = CommandRow(command.command_id, str(tid), command.name, payload, result.to_json())
             try:
-                self.save(table, command_row=row)
+                self.commit(table, row)
             except IntegrityError:
                 self._evict(tid)
                 prior = self._recall(command, tid, payload)
@@ -364,7 +372,7 @@ class LedgerApp(LedgerStore):
         """COM-8: a seeded shuffle is for simulations; anyone who knows the seed knows every
         deck, so a ledger that does not allow it (the HTTP API) refuses to open, change into or
         play such a table."""
-        config = getattr(command, "config", None) or {}
+        config = command.__dict__.get("config") or {}
         if self.allow_seeded or (table.state.config.card_source != "seeded"
                                  and config.get("card_source") != "seeded"):
             return
@@ -400,43 +408,32 @@ class LedgerApp(LedgerStore):
             )
         return CommandResult.from_json(row.result, replayed=True)
 
-    def save(self, *objs: Any, **kwargs: Any) -> list[Recording[UUID]]:
-        """Record the pending events of one table (and the command row) in one transaction.
+    def commit(self, table: Table, row: CommandRow) -> None:
+        """Record the table's pending events and the command's log row in one transaction.
 
-        Same steps as the library's ``save`` without its runtime protocol checks, which cost
-        more than the rest of a command.
-        """
-        processing = ProcessingEvent[UUID]()
-        for table in objs:
-            processing.events.extend(table.collect_events())
-            processing.aggregates[table.id] = table
-        processing.saved_kwargs.update(kwargs)
-        recordings = self._record(processing)
+        The library's steps without its layers: no protocol checks, no recordings built (the
+        notification ids are not needed), the events mapped and handed to the recorder
+        directly (issue 29)."""
+        events = table.collect_events()
+        to_stored = self.mapper.to_stored_event
+        self.recorder.insert_events([to_stored(e) for e in events], command_row=row)
         cache = self.repository.cache
         if cache is not None:  # saved: the table in memory is the table in the store
-            for table in objs:
-                cache.put(table.id, table)
-        self._take_snapshots(processing)
-        return recordings
+            cache.put(table.id, table)
+        self._take_snapshot(table, events)
 
-    def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
+    def _take_snapshot(self, table: Table, events: list[TableEvent]) -> None:
         """Snapshot from memory whenever a command crosses the interval; never fail the command."""
-        if self.snapshots is None:
+        if self.snapshots is None or not events:
             return
         interval = self.settings.snapshot_interval
-        for aggregate in processing_event.aggregates.values():
-            versions = [
-                e.originator_version
-                for e in processing_event.events
-                if e.originator_id == aggregate.id
-            ]
-            if not versions or max(versions) // interval == (min(versions) - 1) // interval:
-                continue
-            try:
-                taken = TableSnapshot.take(aggregate)  # type: ignore[arg-type]
-                self.snapshots.put([sign_snapshot(self.snapshot_key, taken)])
-            except Exception as exc:
-                log.warning("snapshot_failed", table_id=str(aggregate.id), error=str(exc))
+        first, last = events[0].originator_version, events[-1].originator_version
+        if last // interval == (first - 1) // interval:
+            return
+        try:
+            self.snapshots.put([sign_snapshot(self.snapshot_key, TableSnapshot.take(table))])
+        except Exception as exc:
+            log.warning("snapshot_failed", table_id=str(table.id), error=str(exc))
 
 
 def _cached(cache: Any, tid: UUID) -> Table | None:

@@ -163,10 +163,16 @@ class LedgerStore(Application[UUID]):
     def _table_lock(self, tid: UUID) -> Iterator[None]:
         """The table's lock in this process; a request gives up waiting for it when its wait
         budget (LEDGER_CONNECT_TIMEOUT) is spent (ledger.store.availability)."""
-        with self._locks_guard:
-            lock = self._locks.setdefault(tid, threading.Lock())
-        with availability.waiting_for(lock, self.store_down, "the table"):
+        with availability.waiting_for(self._lock_of(tid), self.store_down, "the table"):
             yield
+
+    def _lock_of(self, tid: UUID) -> threading.Lock:
+        """The table's lock in this process (made on first use)."""
+        lock = self._locks.get(tid)
+        if lock is None:
+            with self._locks_guard:
+                lock = self._locks.setdefault(tid, threading.Lock())
+        return lock
 
     def store_down(self) -> LedgerError | None:
         """``store_unavailable`` when the store was unreachable at the last attempt."""

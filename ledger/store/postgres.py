@@ -56,6 +56,9 @@ SCHEMA_LOCK_KEY = 0x1ED6E45C
 
 RETRY_WAIT_S = 0.2
 
+RECORD_COMMAND_FUNCTION = "ledger_record_command"
+"""The function that records a command's events and its command-log row in one statement."""
+
 
 # --- the pool -------------------------------------------------------------------------------
 
@@ -290,6 +293,35 @@ class LedgerPostgresRecorder(SchemaLocked, PostgresApplicationRecorder):
             "SELECT command_id, table_id, command, payload_sha256, result FROM {}.{} "
             "WHERE table_id = %s AND command_id = %s"
         ).format(schema, commands)
+        # A command in one statement (issue 29): the lock, the command-log row and the events
+        # in a function called in autocommit mode, so the statement is its own transaction:
+        # one round trip where the library's pipeline takes two (its sync, then COMMIT).
+        events_table = Identifier(self.events_table_name)
+        self.sql_create_statements.append(SQL(
+            "CREATE OR REPLACE FUNCTION {schema}.{function}("
+            "p_events {schema}.{event_type}[], p_command_id text, p_table_id text, "
+            "p_command text, p_payload_sha256 text, p_result text) "
+            "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ "
+            "BEGIN "
+            "SET LOCAL lock_timeout = '{lock_timeout}s'; "
+            "LOCK TABLE {schema}.{events} IN EXCLUSIVE MODE; "
+            "INSERT INTO {schema}.{commands} (command_id, table_id, command, payload_sha256, "
+            "result) VALUES (p_command_id, p_table_id, p_command, p_payload_sha256, p_result); "
+            "RETURN QUERY INSERT INTO {schema}.{events} "
+            "(originator_id, originator_version, topic, state) "
+            "SELECT originator_id, originator_version, topic, state FROM unnest(p_events) "
+            "RETURNING notification_id; "
+            "END; $BODY$"
+        ).format(schema=schema, function=Identifier(RECORD_COMMAND_FUNCTION),
+                 event_type=Identifier(self.stored_event_type_name),
+                 lock_timeout=self.datastore.lock_timeout, events=events_table,
+                 commands=commands))
+        self._record_command = SQL("SELECT * FROM {}.{}(%s, %s, %s, %s, %s, %s)").format(
+            schema, Identifier(RECORD_COMMAND_FUNCTION))
+        self.one_statement: bool | None = None
+        """Whether the store has the one-statement function: unknown until the first command,
+        False for a store made before it and opened by a user who may not create it (the
+        command then takes the library's pipeline, two round trips)."""
 
     def _create_table(self, curs: Cursor[DictRow]) -> None:
         super()._create_table(curs)
@@ -312,6 +344,29 @@ class LedgerPostgresRecorder(SchemaLocked, PostgresApplicationRecorder):
         # A store knows who it is: its identity, written once (ledger.store.identity).
         curs.execute(SQL(postgres_insert(self.datastore.schema)).format(),
                      new_identity())
+
+    def insert_events(
+        self, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        """A command's events with its command-log row in one statement (one round trip, its
+        own transaction); anything else, or a store without the function, as the library
+        inserts events (bounded retries either way, :func:`_bounded`)."""
+        row: CommandRow | None = kwargs.get("command_row")
+        if row is None or self.one_statement is False or not stored_events:
+            return _LIBRARY_INSERT(self, stored_events, **kwargs)
+        events = [self.construct_pg_stored_event(e.originator_id, e.originator_version,
+                                                 e.topic, e.state) for e in stored_events]
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            try:
+                curs.execute(self._record_command, (events, row.command_id, row.table_id,
+                                                    row.command, row.payload_sha256,
+                                                    row.result), prepare=True)
+            except psycopg.errors.UndefinedFunction:
+                self.one_statement = False
+            else:
+                self.one_statement = True
+                return [int(r[RECORD_COMMAND_FUNCTION]) for r in curs.fetchall()]
+        return _LIBRARY_INSERT(self, stored_events, **kwargs)
 
     def _insert_stored_events(
         self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
@@ -345,6 +400,13 @@ class LedgerPostgresRecorder(SchemaLocked, PostgresApplicationRecorder):
         return CommandRow(
             row["command_id"], row["table_id"], row["command"], row["payload_sha256"], row["result"]
         )
+
+
+_LIBRARY_INSERT: Callable[..., Sequence[int] | None] = \
+    PostgresApplicationRecorder.insert_events.__wrapped__
+"""The library's insert, without its own retries (the ledger's bound them)."""
+LedgerPostgresRecorder.insert_events = _bounded(  # type: ignore[method-assign]
+    LedgerPostgresRecorder.insert_events)
 
 
 def connect(url: PostgresURL, timeout_s: int, **kwargs: Any) -> psycopg.Connection[Any]:

@@ -488,7 +488,8 @@ class TableState:
 
     def apply(self, record: Record) -> None:
         """Fold one record into the state (used when appending and when replaying)."""
-        transfers: tuple[Transfer, ...] = getattr(record, "transfers", ())
+        # the record's field, read without pydantic's slow path for a missing attribute
+        transfers: tuple[Transfer, ...] = record.__dict__.get("transfers", ())
         if transfers:
             accounts.apply_transfers(self.balances, transfers)
         if isinstance(record, HandRecord):

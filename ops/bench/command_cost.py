@@ -64,7 +64,8 @@ def _row(label: str, n: int, c: Counts) -> str:
 def report(kind: str, hands: int) -> None:
     per, total = ledger_costs(kind, hands)
     n = sum(len(v) for v in per.values())
-    print(f"{kind}: per command (statements exclude BEGIN/COMMIT/ROLLBACK)")
+    print(f"{kind}: per command (statements exclude BEGIN/COMMIT/ROLLBACK; a statement sent "
+          "outside BEGIN runs in autocommit mode, its own transaction)")
     print(f"  {'command':<18} {'count':>6} {'statements':>10} {'begins':>7} {'commits':>8} "
           f"{'rollbacks':>9}")
     for name, costs in sorted(per.items()):
@@ -77,7 +78,8 @@ def report(kind: str, hands: int) -> None:
     print(_row("raw save", saves, raw))
     print("  statements by kind (ledger, all):")
     for key, count in total.kinds.most_common(12):
-        print(f"    {count / n:6.2f}  {key}")
+        if count:
+            print(f"    {count / n:6.2f}  {key}")
 
 
 def _add(a: Counts, b: Counts) -> Counts:

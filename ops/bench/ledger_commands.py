@@ -17,6 +17,15 @@ several times); ``--rounds`` such runs are summed. ``cpu ms``: this process's CP
 (the store's own work, fsync waits and PostgreSQL's backend excluded), which the load changes
 least.
 
+``--raw-functions`` (PostgreSQL) gives the raw baseline the library's own one-statement insert
+(``POSTGRES_ENABLE_DB_FUNCTIONS``: a function call in autocommit mode, one round trip, like the
+ledger's ``ledger_record_command``, but without the table lock that keeps notification ids in
+commit order) instead of its default pipeline (two round trips).
+
+``--own-work`` also prints a command's own CPU: the workload through ``LedgerApp.execute`` with
+the store's insert replaced by nothing (the rules, the events built and hashed into the chain,
+the result and the command-log row made, the log line), best of three runs.
+
 ``--fresh`` brings each table forward before every decision (one indexed read, as before issue
 29) instead of deciding on the cached table and letting the save's version check catch a table
 another process moved: the alternative the issue asked to measure.
@@ -123,7 +132,8 @@ def run_raw(settings: Settings, batches: list[list[Any]]) -> float:
         app.close()
 
 
-def throughput(kind: str, hands: int, rounds: int = 3, *, fresh: bool = False) -> None:
+def throughput(kind: str, hands: int, rounds: int = 3, *, fresh: bool = False,
+               raw_functions: bool = False) -> None:
     commands, decks = workload("BENCH-1", hands, seed=11)
     with fresh_store(kind) as settings:  # untimed: the events each command appends
         _, events, batches = run_ledger(settings, commands, decks)
@@ -138,6 +148,8 @@ def throughput(kind: str, hands: int, rounds: int = 3, *, fresh: bool = False) -
                 app._shared = lambda tid: True  # type: ignore[method-assign]
             env = {k: v for k, v in store_env(raw_settings).items()
                    if k != "APPLICATION_RECORDER_TOPIC"}
+            if raw_functions and kind == "postgres":
+                env["POSTGRES_ENABLE_DB_FUNCTIONS"] = "y"
             raw = RawApp(env=env)
             try:
                 for command in commands:
@@ -159,8 +171,10 @@ def throughput(kind: str, hands: int, rounds: int = 3, *, fresh: bool = False) -
     ledger_s, raw_s = sum(ledger_took), sum(raw_took)
     ledger_cps, raw_cps = n / ledger_s, n / raw_s
     mode = "brought forward" if fresh else "cached"
+    baseline = ("; raw saves through the library's insert function"
+                if raw_functions and kind == "postgres" else "")
     print(f"{kind:<8} {len(commands)} commands, {events} events, x{rounds} interleaved rounds; "
-          f"the ledger decides on the {mode} table")
+          f"the ledger decides on the {mode} table{baseline}")
     print(f"{kind:<8} {'':<7} {'per s':>8} {'events/s':>9} {'p50 ms':>8} {'p99 ms':>8} "
           f"{'cpu ms':>7}")
     for label, rate, took, seconds, used in (
@@ -170,6 +184,25 @@ def throughput(kind: str, hands: int, rounds: int = 3, *, fresh: bool = False) -
               f"{percentile(took, 0.5) * 1e3:8.3f} {percentile(took, 0.99) * 1e3:8.3f} "
               f"{used / n * 1e3:7.3f}")
     print(f"{kind:<8} ratio ledger/raw = {ledger_cps / raw_cps:.2f}")
+
+
+def own_work(hands: int) -> None:
+    """CPU per command with nothing written: what the ledger adds to a save of its events."""
+    commands, decks = workload("OWN-1", hands, seed=11)
+    best = float("inf")
+    for _ in range(3):
+        with fresh_store("sqlite") as settings:
+            app = LedgerApp(settings, keeper=OpenDeckKeeper(decks))
+            app.recorder.insert_events = lambda stored, **kwargs: None  # type: ignore[method-assign]
+            try:
+                started = time.process_time()
+                for command in commands:
+                    app.execute(command)
+                best = min(best, (time.process_time() - started) / len(commands))
+            finally:
+                app.close()
+    print(f"own work: {best * 1e6:.0f} µs of CPU per command with nothing written "
+          f"({len(commands)} commands, best of 3)")
 
 
 def latency_by_history(kind: str, history: int) -> None:
@@ -221,13 +254,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--fresh", action="store_true",
                         help="bring each table forward before every decision (one read)")
+    parser.add_argument("--own-work", action="store_true",
+                        help="also print a command's CPU with nothing written")
+    parser.add_argument("--raw-functions", action="store_true",
+                        help="PostgreSQL: the raw baseline inserts through the library's "
+                             "function (one round trip) instead of its pipeline")
     args = parser.parse_args()
     print(f"ledger command benchmark ({optimised()}); deck order scripted; bots not timed")
-    for kind in args.stores.split(","):
+    if args.own_work:
+        own_work(args.hands)
+    for kind in filter(None, args.stores.split(",")):
+        if kind not in ("sqlite", "postgres"):
+            parser.error(f"unknown store {kind!r}: sqlite, postgres (or none: --stores '')")
         if kind == "postgres" and not postgres_available():
             print("postgres: not reachable, skipped")
             continue
-        throughput(kind, args.hands, args.rounds, fresh=args.fresh)
+        throughput(kind, args.hands, args.rounds, fresh=args.fresh,
+                   raw_functions=args.raw_functions)
         latency_by_history(kind, args.history)
 
 

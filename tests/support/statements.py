@@ -17,6 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+RECORDING_FUNCTION = "ledger_record_command"
+"""A call of the function that records a command in one statement (PostgreSQL) is counted
+under its name."""
+
 
 @dataclass
 class Counts:
@@ -44,6 +48,8 @@ class Counts:
             else:
                 self.statements += 1
                 key = " ".join(words[:3]) if head == "INSERT" else " ".join(words[:2])
+                if RECORDING_FUNCTION in sql:
+                    key = RECORDING_FUNCTION
                 self.kinds[key[:60] or "(ping)"] += 1
 
     def __sub__(self, other: Counts) -> Counts:

@@ -251,8 +251,8 @@ def force_command(app: LedgerApp, command: Any, approval: Any = None) -> int:
                      approval if number == 0 else None)
     result = CommandResult.of(command, table, table.pending_events)
     payload = hashlib.sha256(command.model_dump_json(exclude={"command_id"}).encode()).hexdigest()
-    app.save(table, command_row=CommandRow(command.command_id, str(table.id), command.name,
-                                           payload, result.to_json()))
+    app.commit(table, CommandRow(command.command_id, str(table.id), command.name, payload,
+                                 result.to_json()))
     return int(table.version)
 
 
