@@ -23,6 +23,12 @@ from ledger.settings import Settings
 
 configure("WARNING")
 
+# The tests read the tables the command line prints to a pipe, every row whole. A terminal width
+# exported by whoever runs them (COLUMNS, LINES) would reach each `ledger` process and wrap those
+# tables; a test about widths sets its own.
+for _inherited in ("COLUMNS", "LINES"):
+    os.environ.pop(_inherited, None)
+
 # Property tests: no per-example deadline (a loaded 2-core CI machine is slow, not wrong). Under
 # CI (LEDGER_REQUIRE_POSTGRES=1) the examples are derived from each test's name, so a landing run
 # is reproducible; local runs draw fresh examples every time and print a blob to replay a failure.
