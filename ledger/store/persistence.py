@@ -54,7 +54,7 @@ def store_env(settings: Settings, *, check: bool = True) -> dict[str, str]:
         if path != ":memory:" and check:
             check_sqlite_store(path)
         return {
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "PERSISTENCE_MODULE": "ledger.store.sqlite:LedgerSQLiteFactory",
             "SQLITE_DBNAME": path if path != ":memory:" else "file::memory:?cache=shared",
             "APPLICATION_RECORDER_TOPIC": _topic(LedgerSQLiteRecorder),
             "SQLITE_LOCK_TIMEOUT": "30",

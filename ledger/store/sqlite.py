@@ -10,8 +10,15 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing import persistence
-from eventsourcing.persistence import StoredEvent
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
+from eventsourcing.persistence import InterfaceError, StoredEvent
+from eventsourcing.sqlite import (
+    SQLITE3_DEFAULT_LOCK_TIMEOUT,
+    SQLiteApplicationRecorder,
+    SQLiteConnection,
+    SQLiteConnectionPool,
+    SQLiteCursor,
+    SQLiteFactory,
+)
 
 from ledger.store.errors import StoreError, sqlite_failure
 from ledger.store.identity import IDENTITY_TABLE, SQLITE_INSERT, new_identity
@@ -25,6 +32,46 @@ _SQLITE_COMMANDS_DDL = (
     "recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')), "
     "PRIMARY KEY (table_id, command_id))"
 )
+
+
+STATEMENT_CACHE = 64
+"""Prepared statements each SQLite connection keeps. The library opens its connections with
+``cached_statements=True``, a cache of one statement: a command's four (``BEGIN``, the events,
+the command-log row, ``COMMIT``) were then prepared again every time (issue 29: 14 us for a
+``BEGIN``, 33 us for an insert, against 2 and 7 prepared once)."""
+
+
+class LedgerSQLitePool(SQLiteConnectionPool):
+    """The library's pool of SQLite connections, each keeping :data:`STATEMENT_CACHE`
+    prepared statements (the rest as the library opens them: autocommit, WAL, rows by name)."""
+
+    def _create_connection(self) -> SQLiteConnection:
+        try:
+            conn = sqlite3.connect(database=self.db_name, uri=True, check_same_thread=False,
+                                   isolation_level=None, cached_statements=STATEMENT_CACHE,
+                                   timeout=self.lock_timeout or SQLITE3_DEFAULT_LOCK_TIMEOUT)
+        except (sqlite3.Error, TypeError) as exc:
+            raise InterfaceError(exc) from exc
+        if not self.is_sqlite_memory_mode and not self.is_journal_mode_wal:
+            if str(conn.execute("PRAGMA journal_mode;").fetchone()[0]).lower() != "wal":
+                conn.execute("PRAGMA journal_mode=WAL;")
+                self.journal_mode_was_changed_to_wal = True
+            self.is_journal_mode_wal = True
+        conn.row_factory = sqlite3.Row
+        return SQLiteConnection(sqlite_conn=conn, max_age=self.max_age)
+
+
+class LedgerSQLiteFactory(SQLiteFactory):
+    """The library's SQLite factory on the ledger's pool (``PERSISTENCE_MODULE``)."""
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        old = self.datastore.pool
+        self.datastore.pool = LedgerSQLitePool(
+            db_name=old.db_name, lock_timeout=old.lock_timeout, pool_size=old.pool_size,
+            max_overflow=old.max_overflow, pool_timeout=old.pool_timeout, max_age=old.max_age,
+            pre_ping=old.pre_ping)
+        old.close()
 
 
 class LedgerSQLiteRecorder(SQLiteApplicationRecorder):

@@ -17,6 +17,11 @@ several times); ``--rounds`` such runs are summed. ``cpu ms``: this process's CP
 (the store's own work, fsync waits and PostgreSQL's backend excluded), which the load changes
 least.
 
+The raw baseline opens its store as the ledger does (the ledger's pool: on SQLite, connections
+that keep their prepared statements; on PostgreSQL, the pool's check skipped for a connection
+just used). ``--raw-library-pool`` (SQLite) gives it the library's own factory instead, whose
+connections keep one prepared statement.
+
 ``--raw-functions`` (PostgreSQL) gives the raw baseline the library's own one-statement insert
 (``POSTGRES_ENABLE_DB_FUNCTIONS``: a function call in autocommit mode, one round trip, like the
 ledger's ``ledger_record_command``, but without the table lock that keeps notification ids in
@@ -133,7 +138,7 @@ def run_raw(settings: Settings, batches: list[list[Any]]) -> float:
 
 
 def throughput(kind: str, hands: int, rounds: int = 3, *, fresh: bool = False,
-               raw_functions: bool = False) -> None:
+               raw_functions: bool = False, raw_library_pool: bool = False) -> None:
     commands, decks = workload("BENCH-1", hands, seed=11)
     with fresh_store(kind) as settings:  # untimed: the events each command appends
         _, events, batches = run_ledger(settings, commands, decks)
@@ -150,6 +155,8 @@ def throughput(kind: str, hands: int, rounds: int = 3, *, fresh: bool = False,
                    if k != "APPLICATION_RECORDER_TOPIC"}
             if raw_functions and kind == "postgres":
                 env["POSTGRES_ENABLE_DB_FUNCTIONS"] = "y"
+            if raw_library_pool and kind == "sqlite":
+                env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
             raw = RawApp(env=env)
             try:
                 for command in commands:
@@ -172,7 +179,9 @@ def throughput(kind: str, hands: int, rounds: int = 3, *, fresh: bool = False,
     ledger_cps, raw_cps = n / ledger_s, n / raw_s
     mode = "brought forward" if fresh else "cached"
     baseline = ("; raw saves through the library's insert function"
-                if raw_functions and kind == "postgres" else "")
+                if raw_functions and kind == "postgres" else
+                "; raw saves on the library's own SQLite pool"
+                if raw_library_pool and kind == "sqlite" else "")
     print(f"{kind:<8} {len(commands)} commands, {events} events, x{rounds} interleaved rounds; "
           f"the ledger decides on the {mode} table{baseline}")
     print(f"{kind:<8} {'':<7} {'per s':>8} {'events/s':>9} {'p50 ms':>8} {'p99 ms':>8} "
@@ -254,6 +263,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--fresh", action="store_true",
                         help="bring each table forward before every decision (one read)")
+    parser.add_argument("--raw-library-pool", action="store_true",
+                        help="SQLite: the raw baseline on the library's own pool (one "
+                             "prepared statement kept per connection)")
     parser.add_argument("--own-work", action="store_true",
                         help="also print a command's CPU with nothing written")
     parser.add_argument("--raw-functions", action="store_true",
@@ -270,7 +282,7 @@ def main() -> None:
             print("postgres: not reachable, skipped")
             continue
         throughput(kind, args.hands, args.rounds, fresh=args.fresh,
-                   raw_functions=args.raw_functions)
+                   raw_functions=args.raw_functions, raw_library_pool=args.raw_library_pool)
         latency_by_history(kind, args.history)
 
 

@@ -176,3 +176,24 @@ def test_a_clash_writes_neither_the_log_row_nor_any_event(app: LedgerApp) -> Non
     assert app.recorder.select_events(tid, gt=taken.originator_version) == []
     app.execute(PlaceWager(command_id="w1", table="COST-5", seat=1, kind="ante", amount=1_000))
     assert app.load("COST-5").version == taken.originator_version + 1
+
+
+@pytest.mark.parametrize("store_settings", ["sqlite"], indirect=True)
+def test_sqlite_connections_keep_their_prepared_statements(app: LedgerApp) -> None:
+    """The library opens SQLite connections with a cache of one prepared statement, so the four
+    of a command were prepared again each time; the ledger's pool opens them as the library
+    does (autocommit, write-ahead log, rows by name) keeping STATEMENT_CACHE of them."""
+    import sqlite3
+
+    from ledger.store.sqlite import STATEMENT_CACHE, LedgerSQLitePool
+
+    pool = app.recorder.datastore.pool  # type: ignore[attr-defined]
+    assert isinstance(pool, LedgerSQLitePool) and STATEMENT_CACHE >= 8
+    _hand_to(app, "COST-6")
+    conn = pool.get_connection(is_writer=True)
+    try:
+        raw = conn._sqlite_conn
+        assert raw.isolation_level is None and raw.row_factory is sqlite3.Row
+        assert raw.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal"
+    finally:
+        pool.put_connection(conn)
