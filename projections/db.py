@@ -73,7 +73,16 @@ class Store:
 
     @contextmanager
     def transaction(self, *, commit: bool = True) -> Iterator[Tx]:
-        """One transaction: committed on success (when ``commit``), rolled back on error."""
+        """One transaction: committed on success (when ``commit``), rolled back on error. On
+        SQLite a transaction that may write takes the write lock first (``BEGIN IMMEDIATE``,
+        :func:`ledger.store.sqlite.immediate_transaction`): one that read first would fail at
+        once when a command committed in between."""
+        if commit and not self.postgres:
+            from ledger.store.sqlite import immediate_transaction
+
+            with immediate_transaction(self.datastore) as cursor:
+                yield Tx(self, cursor)
+            return
         with self.datastore.transaction(commit=commit) as cursor:
             yield Tx(self, cursor)
 

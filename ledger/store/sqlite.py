@@ -4,7 +4,8 @@ the checks that a file given as a store is one (or can become one) before it is 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -217,6 +218,34 @@ def _library_error(exc: sqlite3.Error) -> Exception:
         if isinstance(exc, theirs):
             return ours(exc)
     return persistence.PersistenceError(exc)
+
+
+@contextmanager
+def immediate_transaction(datastore: Any) -> Iterator[SQLiteCursor]:
+    """A write transaction that takes the write lock first (``BEGIN IMMEDIATE``), committed
+    when the block ends, rolled back when it raises; sqlite3's errors become the library's.
+
+    In the write-ahead log a transaction that reads before it writes cannot become a writer
+    once another connection has committed since its read began: it fails at once with
+    "database is locked", whatever the busy timeout. Taking the lock first, it waits for the
+    other writer (up to the timeout) and then sees everything committed before it."""
+    with datastore.get_connection(commit=True) as pooled:
+        conn = pooled._sqlite_conn
+        cursor = pooled.cursor()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            yield cursor
+            conn.commit()
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.rollback()
+            raise _library_error(exc) from exc
+        except BaseException:
+            if conn.in_transaction:
+                conn.rollback()
+            raise
+        finally:
+            cursor.sqlite_cursor.close()
 
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
