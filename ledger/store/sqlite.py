@@ -144,34 +144,24 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
-        """A command's events and its command-log row: ``BEGIN``, the two inserts, ``COMMIT``
-        on the pool's writer connection, without the library's layers of context managers
-        around each (issue 29: they cost a third of the Python of a save); its errors are the
-        library's (:func:`_library_error`). Anything else is inserted as the library does."""
+        """A command's events and its command-log row: ``BEGIN IMMEDIATE``, the two inserts,
+        ``COMMIT`` on the pool's writer connection (:func:`immediate_transaction`), without the
+        library's layers of context managers around each (issue 29: they cost a third of the
+        Python of a save), with the library's errors. Anything else is inserted as the library
+        does."""
         row: CommandRow | None = kwargs.get("command_row")
         if row is None:
             return super().insert_events(stored_events, **kwargs)
-        with self.datastore.get_connection(commit=True) as pooled:
-            conn = pooled._sqlite_conn
-            try:
-                conn.execute("BEGIN")
-                ids: list[int] = []
-                for e in stored_events:
-                    ids.append(int(conn.execute(self.insert_events_statement, (
-                        e.originator_id.hex if isinstance(e.originator_id, UUID)
-                        else e.originator_id, e.originator_version, e.topic, e.state,
-                    )).lastrowid or 0))
-                conn.execute(self._insert_command, (row.command_id, row.table_id, row.command,
-                                                    row.payload_sha256, row.result))
-                conn.commit()
-            except sqlite3.Error as exc:
-                if conn.in_transaction:
-                    conn.rollback()
-                raise _library_error(exc) from exc
-            except BaseException:
-                if conn.in_transaction:
-                    conn.rollback()
-                raise
+        ids: list[int] = []
+        with immediate_transaction(self.datastore) as cursor:
+            conn = cursor.sqlite_cursor
+            for e in stored_events:
+                conn.execute(self.insert_events_statement, (
+                    e.originator_id.hex if isinstance(e.originator_id, UUID)
+                    else e.originator_id, e.originator_version, e.topic, e.state))
+                ids.append(int(conn.lastrowid or 0))
+            conn.execute(self._insert_command, (row.command_id, row.table_id, row.command,
+                                                row.payload_sha256, row.result))
         return ids
 
     _insert_command = (f"INSERT INTO {COMMANDS_TABLE} (command_id, table_id, command, "
