@@ -167,16 +167,6 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
     _insert_command = (f"INSERT INTO {COMMANDS_TABLE} (command_id, table_id, command, "
                        "payload_sha256, result) VALUES (?,?,?,?,?)")
 
-    def _insert_events(
-        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
-    ) -> Sequence[int] | None:
-        ids = super()._insert_events(c, stored_events, **kwargs)
-        row: CommandRow | None = kwargs.get("command_row")
-        if row is not None:
-            c.execute(self._insert_command, (row.command_id, row.table_id, row.command,
-                                             row.payload_sha256, row.result))
-        return ids
-
     def select_command(self, table_id: str, command_id: str) -> CommandRow | None:
         with self.datastore.transaction(commit=False) as c:
             c.execute(

@@ -17,9 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-RECORDING_FUNCTION = "ledger_record_command"
-"""A call of the function that records a command in one statement (PostgreSQL) is counted
-under its name."""
+from ledger.store.postgres import RECORD_COMMAND_FUNCTION
+
+# A call of the function that records a command in one statement (PostgreSQL) is counted under
+# its name.
 
 
 @dataclass
@@ -48,8 +49,8 @@ class Counts:
             else:
                 self.statements += 1
                 key = " ".join(words[:3]) if head == "INSERT" else " ".join(words[:2])
-                if RECORDING_FUNCTION in sql:
-                    key = RECORDING_FUNCTION
+                if RECORD_COMMAND_FUNCTION in sql:
+                    key = RECORD_COMMAND_FUNCTION
                 self.kinds[key[:60] or "(ping)"] += 1
 
     def __sub__(self, other: Counts) -> Counts:

@@ -36,12 +36,13 @@ from ledger.domain.commands import (
     StartHand,
 )
 from ledger.settings import Settings
-from tests.support.statements import RECORDING_FUNCTION, Counts, counting
+from ledger.store.postgres import RECORD_COMMAND_FUNCTION
+from tests.support.statements import Counts, counting
 
 CEILINGS = {"sqlite": 2, "postgres": 2}
 """Statements per command besides BEGIN/COMMIT, as measured; raise one only with a reason."""
 
-RECORD = RECORDING_FUNCTION
+RECORD = RECORD_COMMAND_FUNCTION
 """How the counter names the call of the one-statement function (PostgreSQL)."""
 
 
